@@ -1,0 +1,34 @@
+// x86-64 backend: loop IR -> LLVM IR -> assembly / object code, in process.
+#pragma once
+#include "ir/Diagnostics.h"
+#include "ir/LoopIR.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tk {
+
+// A named CPU target: `x86_64` (baseline SSE2), `x86_64-avx2` (Haswell
+// level), `x86_64-avx512` (Skylake-AVX512 level), `host` (this machine).
+struct CpuTarget {
+  std::string name;
+  std::string triple;   // e.g. x86_64-pc-linux-gnu
+  std::string cpu;      // LLVM CPU name, e.g. x86-64-v3
+  std::string features; // LLVM feature string
+  int vectorBits = 128;
+};
+// nullopt (and *error set) for an unknown name.
+std::optional<CpuTarget> resolveCpuTarget(const std::string &name, std::string *error);
+
+enum class CodegenOutput { LLVMIR, Assembly, Object };
+
+// Translates the functions into one LLVM module named after `moduleName`
+// and writes the requested form to `out` (bytes). Output is deterministic:
+// the same input gives byte-identical output. Returns false after
+// reporting an error.
+bool emitCpuCode(const std::vector<ir::LoweredFunc> &funcs, const CpuTarget &target, int optLevel,
+                 CodegenOutput kind, const std::string &moduleName, std::string &out,
+                 DiagEngine &diags);
+
+} // namespace tk

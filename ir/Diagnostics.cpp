@@ -1,0 +1,127 @@
+#include "ir/Diagnostics.h"
+
+#include <iostream>
+#include <sstream>
+
+namespace tk {
+
+int SourceManager::addFile(std::string path, std::string contents) {
+  files_.push_back({std::move(path), std::move(contents)});
+  return static_cast<int>(files_.size() - 1);
+}
+
+int SourceManager::findFile(std::string_view path) const {
+  for (size_t i = 0; i < files_.size(); ++i)
+    if (files_[i].path == path) return static_cast<int>(i);
+  return -1;
+}
+
+const std::string &SourceManager::path(int file) const { return files_.at(file).path; }
+const std::string &SourceManager::contents(int file) const { return files_.at(file).contents; }
+
+std::string_view SourceManager::lineText(int file, int line) const {
+  if (file < 0 || file >= static_cast<int>(files_.size()) || line < 1) return {};
+  std::string_view text = files_[file].contents;
+  size_t pos = 0;
+  for (int l = 1; l < line; ++l) {
+    pos = text.find('\n', pos);
+    if (pos == std::string_view::npos) return {};
+    ++pos;
+  }
+  size_t end = text.find('\n', pos);
+  std::string_view out = text.substr(pos, end == std::string_view::npos ? text.size() - pos : end - pos);
+  if (!out.empty() && out.back() == '\r') out.remove_suffix(1);
+  return out;
+}
+
+static std::string_view severityName(Severity s) {
+  switch (s) {
+  case Severity::Error: return "error";
+  case Severity::Warning: return "warning";
+  case Severity::Note: return "note";
+  }
+  return "error";
+}
+
+static std::string_view severityColor(Severity s) {
+  switch (s) {
+  case Severity::Error: return "\033[1;31m";
+  case Severity::Warning: return "\033[1;35m";
+  case Severity::Note: return "\033[1;36m";
+  }
+  return "";
+}
+
+std::string DiagEngine::renderText(const Diagnostic &d) const {
+  std::ostringstream os;
+  const char *bold = color_ ? "\033[1m" : "";
+  const char *reset = color_ ? "\033[0m" : "";
+  if (d.loc.valid()) {
+    os << bold << sm_.path(d.loc.file) << ':' << d.loc.line << ':' << d.loc.col << ": " << reset;
+  } else {
+    os << bold << "tkc: " << reset;
+  }
+  if (color_) os << severityColor(d.severity);
+  os << severityName(d.severity) << ": " << reset << bold << d.message << reset << '\n';
+  if (d.loc.valid()) {
+    std::string_view line = sm_.lineText(d.loc.file, d.loc.line);
+    if (!line.empty() || d.loc.line > 0) {
+      os << "  " << line << '\n' << "  ";
+      // Keep tabs so the caret lines up under tab-indented source.
+      for (int i = 1; i < d.loc.col && static_cast<size_t>(i - 1) < line.size(); ++i)
+        os << (line[i - 1] == '\t' ? '\t' : ' ');
+      os << (color_ ? "\033[1;32m^\033[0m" : "^") << '\n';
+    }
+  }
+  return os.str();
+}
+
+void DiagEngine::report(Severity s, SourceLoc loc, std::string msg) {
+  if (s == Severity::Warning && werror_) s = Severity::Error;
+  if (s == Severity::Error) ++errors_;
+  diags_.push_back({s, loc, std::move(msg)});
+  if (format_ == Format::Text) (os_ ? *os_ : std::cerr) << renderText(diags_.back());
+}
+
+static void jsonString(std::ostream &os, std::string_view s) {
+  os << '"';
+  for (unsigned char c : s) {
+    switch (c) {
+    case '"': os << "\\\""; break;
+    case '\\': os << "\\\\"; break;
+    case '\n': os << "\\n"; break;
+    case '\t': os << "\\t"; break;
+    case '\r': os << "\\r"; break;
+    default:
+      if (c < 0x20) {
+        static const char *hex = "0123456789abcdef";
+        os << "\\u00" << hex[c >> 4] << hex[c & 15];
+      } else {
+        os << c;
+      }
+    }
+  }
+  os << '"';
+}
+
+void DiagEngine::flush() {
+  if (format_ != Format::Json || flushed_) return;
+  flushed_ = true;
+  std::ostream &os = os_ ? *os_ : std::cerr;
+  os << "[";
+  for (size_t i = 0; i < diags_.size(); ++i) {
+    const Diagnostic &d = diags_[i];
+    os << (i ? ",\n " : "\n ") << "{\"severity\": ";
+    jsonString(os, severityName(d.severity));
+    os << ", \"file\": ";
+    jsonString(os, d.loc.valid() ? std::string_view(sm_.path(d.loc.file)) : std::string_view());
+    os << ", \"line\": " << d.loc.line << ", \"column\": " << d.loc.col << ", \"message\": ";
+    jsonString(os, d.message);
+    os << ", \"source\": ";
+    jsonString(os, d.loc.valid() ? sm_.lineText(d.loc.file, d.loc.line) : std::string_view());
+    os << "}";
+  }
+  os << (diags_.empty() ? "]\n" : "\n]\n");
+}
+
+} // namespace tk

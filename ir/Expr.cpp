@@ -1,0 +1,431 @@
+#include "ir/Expr.h"
+
+#include <charconv>
+#include <cmath>
+#include <sstream>
+
+namespace tk::ir {
+
+std::string_view binOpSymbol(BinOp op) {
+  switch (op) {
+  case BinOp::Add: return "+";
+  case BinOp::Sub: return "-";
+  case BinOp::Mul: return "*";
+  case BinOp::Div: return "/";
+  case BinOp::Mod: return "%";
+  case BinOp::CDiv: return "cdiv";
+  case BinOp::Min: return "min";
+  case BinOp::Max: return "max";
+  case BinOp::Pow: return "pow";
+  case BinOp::EQ: return "==";
+  case BinOp::NE: return "!=";
+  case BinOp::LT: return "<";
+  case BinOp::LE: return "<=";
+  case BinOp::GT: return ">";
+  case BinOp::GE: return ">=";
+  case BinOp::And: return "&&";
+  case BinOp::Or: return "||";
+  }
+  return "?";
+}
+
+std::string_view mathFnName(MathFn f) {
+  switch (f) {
+  case MathFn::Exp: return "exp";
+  case MathFn::Log: return "log";
+  case MathFn::Sqrt: return "sqrt";
+  case MathFn::Rsqrt: return "rsqrt";
+  case MathFn::Tanh: return "tanh";
+  case MathFn::Erf: return "erf";
+  case MathFn::Abs: return "abs";
+  }
+  return "?";
+}
+
+std::string_view reduceOpName(ReduceOp r) {
+  switch (r) {
+  case ReduceOp::Sum: return "sum";
+  case ReduceOp::Max: return "max";
+  case ReduceOp::Min: return "min";
+  case ReduceOp::Prod: return "prod";
+  }
+  return "?";
+}
+
+bool isComparison(BinOp op) { return op >= BinOp::EQ && op <= BinOp::GE; }
+bool isLogical(BinOp op) { return op == BinOp::And || op == BinOp::Or; }
+
+static std::shared_ptr<ExprNode> node(ExprKind k, ScalarType t, SourceLoc loc) {
+  auto n = std::make_shared<ExprNode>();
+  n->kind = k;
+  n->type = t;
+  n->loc = loc;
+  return n;
+}
+
+Expr intImm(int64_t v, ScalarType t, SourceLoc loc) {
+  auto n = node(ExprKind::IntImm, t, loc);
+  n->intValue = v;
+  return n;
+}
+Expr floatImm(double v, ScalarType t, SourceLoc loc) {
+  auto n = node(ExprKind::FloatImm, t, loc);
+  n->floatValue = v;
+  return n;
+}
+Expr boolImm(bool v, SourceLoc loc) {
+  auto n = node(ExprKind::BoolImm, ScalarType::Bool, loc);
+  n->intValue = v;
+  return n;
+}
+Expr var(std::string name, VarKind k, ScalarType t, SourceLoc loc) {
+  auto n = node(ExprKind::Var, t, loc);
+  n->name = std::move(name);
+  n->varKind = k;
+  return n;
+}
+Expr hole(int id, std::vector<int64_t> candidates, SourceLoc loc) {
+  auto n = node(ExprKind::Hole, ScalarType::I64, loc);
+  n->holeId = id;
+  n->candidates = std::move(candidates);
+  return n;
+}
+Expr unary(UnOp op, Expr x, SourceLoc loc) {
+  auto n = node(ExprKind::Unary, op == UnOp::Not ? ScalarType::Bool : x->type, loc);
+  n->unOp = op;
+  n->args = {std::move(x)};
+  return n;
+}
+Expr binary(BinOp op, Expr a, Expr b, SourceLoc loc) {
+  ScalarType t;
+  if (isComparison(op) || isLogical(op))
+    t = ScalarType::Bool;
+  else if (op == BinOp::Pow)
+    t = isFloat(promote(a->type, b->type)) ? promote(a->type, b->type) : ScalarType::F32;
+  else
+    t = promote(a->type, b->type);
+  auto n = node(ExprKind::Binary, t, loc);
+  n->binOp = op;
+  n->args = {std::move(a), std::move(b)};
+  return n;
+}
+Expr select(Expr c, Expr a, Expr b, SourceLoc loc) {
+  auto n = node(ExprKind::Select, promote(a->type, b->type), loc);
+  n->args = {std::move(c), std::move(a), std::move(b)};
+  return n;
+}
+Expr call(MathFn f, Expr x, SourceLoc loc) {
+  ScalarType t = x->type;
+  if (f != MathFn::Abs && !isFloat(t)) t = ScalarType::F32;
+  auto n = node(ExprKind::Call, t, loc);
+  n->fn = f;
+  n->args = {std::move(x)};
+  return n;
+}
+Expr cast(ScalarType t, Expr x, SourceLoc loc) {
+  auto n = node(ExprKind::Cast, t, loc);
+  n->args = {std::move(x)};
+  return n;
+}
+Expr load(TensorPtr t, std::vector<Expr> indices, Expr pad, Expr pred, SourceLoc loc) {
+  auto n = node(ExprKind::Load, t->dtype, loc);
+  n->tensor = std::move(t);
+  n->args = std::move(indices);
+  n->pad = std::move(pad);
+  n->pred = std::move(pred);
+  return n;
+}
+Expr reduce(ReduceOp op, std::vector<IndexVar> vars, Expr body, SourceLoc loc) {
+  ScalarType t = body->type == ScalarType::Bool ? ScalarType::I32 : body->type;
+  auto n = node(ExprKind::Reduce, t, loc);
+  n->reduceOp = op;
+  n->rvars = std::move(vars);
+  n->args = {std::move(body)};
+  return n;
+}
+
+bool isConstInt(const Expr &e, int64_t *value) {
+  if (!e || e->kind != ExprKind::IntImm) return false;
+  if (value) *value = e->intValue;
+  return true;
+}
+
+static int64_t floorDivInt(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+Expr add(Expr a, Expr b) {
+  int64_t x, y;
+  if (isConstInt(a, &x) && isConstInt(b, &y)) return intImm(x + y);
+  if (isConstInt(a, &x) && x == 0) return b;
+  if (isConstInt(b, &y) && y == 0) return a;
+  return binary(BinOp::Add, std::move(a), std::move(b));
+}
+Expr sub(Expr a, Expr b) {
+  int64_t x, y;
+  if (isConstInt(a, &x) && isConstInt(b, &y)) return intImm(x - y);
+  if (isConstInt(b, &y) && y == 0) return a;
+  return binary(BinOp::Sub, std::move(a), std::move(b));
+}
+Expr mul(Expr a, Expr b) {
+  int64_t x, y;
+  if (isConstInt(a, &x) && isConstInt(b, &y)) return intImm(x * y);
+  if (isConstInt(a, &x) && x == 1) return b;
+  if (isConstInt(b, &y) && y == 1) return a;
+  if ((isConstInt(a, &x) && x == 0) || (isConstInt(b, &y) && y == 0)) return intImm(0);
+  return binary(BinOp::Mul, std::move(a), std::move(b));
+}
+Expr floorDiv(Expr a, Expr b) {
+  int64_t x, y;
+  if (isConstInt(a, &x) && isConstInt(b, &y) && y != 0) return intImm(floorDivInt(x, y));
+  if (isConstInt(b, &y) && y == 1) return a;
+  return binary(BinOp::Div, std::move(a), std::move(b));
+}
+Expr floorMod(Expr a, Expr b) {
+  int64_t x, y;
+  if (isConstInt(a, &x) && isConstInt(b, &y) && y != 0) return intImm(x - floorDivInt(x, y) * y);
+  if (isConstInt(b, &y) && y == 1) return intImm(0);
+  return binary(BinOp::Mod, std::move(a), std::move(b));
+}
+Expr ceilDiv(Expr a, Expr b) {
+  int64_t x, y;
+  if (isConstInt(a, &x) && isConstInt(b, &y) && y != 0) return intImm(-floorDivInt(-x, y));
+  if (isConstInt(b, &y) && y == 1) return a;
+  return binary(BinOp::CDiv, std::move(a), std::move(b));
+}
+
+bool sameExpr(const Expr &a, const Expr &b) {
+  if (a == b) return true;
+  if (!a || !b) return false;
+  if (a->kind != b->kind || a->type != b->type) return false;
+  switch (a->kind) {
+  case ExprKind::IntImm:
+  case ExprKind::BoolImm:
+    if (a->intValue != b->intValue) return false;
+    break;
+  case ExprKind::FloatImm:
+    if (!(a->floatValue == b->floatValue)) return false;
+    break;
+  case ExprKind::Var:
+    if (a->name != b->name) return false;
+    break;
+  case ExprKind::Hole:
+    if (a->holeId != b->holeId) return false;
+    break;
+  case ExprKind::Unary:
+    if (a->unOp != b->unOp) return false;
+    break;
+  case ExprKind::Binary:
+    if (a->binOp != b->binOp) return false;
+    break;
+  case ExprKind::Call:
+    if (a->fn != b->fn) return false;
+    break;
+  case ExprKind::Load:
+    if (a->tensor != b->tensor || !sameExpr(a->pad, b->pad) || !sameExpr(a->pred, b->pred)) return false;
+    break;
+  case ExprKind::Reduce:
+    if (a->reduceOp != b->reduceOp || a->rvars.size() != b->rvars.size()) return false;
+    for (size_t i = 0; i < a->rvars.size(); ++i)
+      if (a->rvars[i].name != b->rvars[i].name || !sameExpr(a->rvars[i].extent, b->rvars[i].extent))
+        return false;
+    break;
+  case ExprKind::Select:
+  case ExprKind::Cast: break;
+  }
+  if (a->args.size() != b->args.size()) return false;
+  for (size_t i = 0; i < a->args.size(); ++i)
+    if (!sameExpr(a->args[i], b->args[i])) return false;
+  return true;
+}
+
+// Rebuild `e` with every child passed through `f`; returns e itself when no
+// child changed, so untouched subtrees stay shared.
+static Expr mapChildren(const Expr &e, const std::function<Expr(const Expr &)> &f) {
+  bool changed = false;
+  std::vector<Expr> args;
+  args.reserve(e->args.size());
+  for (const Expr &a : e->args) {
+    args.push_back(f(a));
+    changed |= args.back() != a;
+  }
+  Expr pad = e->pad ? f(e->pad) : nullptr;
+  Expr pred = e->pred ? f(e->pred) : nullptr;
+  changed |= pad != e->pad || pred != e->pred;
+  std::vector<IndexVar> rvars = e->rvars;
+  for (IndexVar &v : rvars) {
+    Expr ext = v.extent ? f(v.extent) : nullptr;
+    changed |= ext != v.extent;
+    v.extent = ext;
+  }
+  if (!changed) return e;
+  auto n = std::make_shared<ExprNode>(*e);
+  n->args = std::move(args);
+  n->pad = std::move(pad);
+  n->pred = std::move(pred);
+  n->rvars = std::move(rvars);
+  return n;
+}
+
+Expr substitute(const Expr &e, const std::vector<std::pair<std::string, Expr>> &map) {
+  if (!e) return e;
+  if (e->kind == ExprKind::Var) {
+    for (const auto &[name, value] : map)
+      if (name == e->name) return value;
+    return e;
+  }
+  if (e->kind == ExprKind::Reduce) {
+    // Reduction variables shadow outer names of the same spelling.
+    std::vector<std::pair<std::string, Expr>> inner;
+    for (const auto &entry : map) {
+      bool shadowed = false;
+      for (const IndexVar &v : e->rvars) shadowed |= v.name == entry.first;
+      if (!shadowed) inner.push_back(entry);
+    }
+    auto n = mapChildren(e, [&](const Expr &c) { return substitute(c, map); });
+    if (inner.size() == map.size()) return n;
+    auto m = std::make_shared<ExprNode>(*n);
+    m->args[0] = substitute(e->args[0], inner);
+    return m;
+  }
+  return mapChildren(e, [&](const Expr &c) { return substitute(c, map); });
+}
+
+Expr fillHoles(const Expr &e, const std::vector<std::pair<int, int64_t>> &values) {
+  if (!e) return e;
+  if (e->kind == ExprKind::Hole) {
+    for (const auto &[id, v] : values)
+      if (id == e->holeId) return intImm(v, ScalarType::I64, e->loc);
+    return e;
+  }
+  return mapChildren(e, [&](const Expr &c) { return fillHoles(c, values); });
+}
+
+void visitExpr(const Expr &e, const std::function<void(const Expr &)> &fn) {
+  if (!e) return;
+  fn(e);
+  for (const Expr &a : e->args) visitExpr(a, fn);
+  visitExpr(e->pad, fn);
+  visitExpr(e->pred, fn);
+  for (const IndexVar &v : e->rvars) visitExpr(v.extent, fn);
+}
+
+// ---- printing ----
+
+static int precedence(const Expr &e) {
+  if (e->kind != ExprKind::Binary) return e->kind == ExprKind::Unary ? 6 : 7;
+  switch (e->binOp) {
+  case BinOp::Or: return 1;
+  case BinOp::And: return 2;
+  case BinOp::EQ: case BinOp::NE: case BinOp::LT: case BinOp::LE: case BinOp::GT: case BinOp::GE: return 3;
+  case BinOp::Add: case BinOp::Sub: return 4;
+  case BinOp::Mul: case BinOp::Div: case BinOp::Mod: return 5;
+  default: return 7; // function-call form
+  }
+}
+
+static std::string formatFloat(double v) {
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  if (std::isnan(v)) return "nan";
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, v);
+  std::string s(buf, res.ptr);
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";
+  return s;
+}
+
+static void print(std::ostream &os, const Expr &e, int ctx);
+
+static void printArgs(std::ostream &os, const std::vector<Expr> &args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (i) os << ", ";
+    print(os, args[i], 0);
+  }
+}
+
+static void print(std::ostream &os, const Expr &e, int ctx) {
+  if (!e) {
+    os << "<null>";
+    return;
+  }
+  int prec = precedence(e);
+  bool paren = prec < ctx;
+  if (paren) os << '(';
+  switch (e->kind) {
+  case ExprKind::IntImm: os << e->intValue; break;
+  case ExprKind::BoolImm: os << (e->intValue ? "true" : "false"); break;
+  case ExprKind::FloatImm: os << formatFloat(e->floatValue); break;
+  case ExprKind::Var: os << e->name; break;
+  case ExprKind::Hole: os << "?" << e->holeId; break;
+  case ExprKind::Unary:
+    os << (e->unOp == UnOp::Neg ? "-" : "!");
+    print(os, e->args[0], 7);
+    break;
+  case ExprKind::Binary:
+    if (prec == 7) {
+      os << binOpSymbol(e->binOp) << '(';
+      printArgs(os, e->args);
+      os << ')';
+    } else {
+      // Left-associative: the right operand needs parentheses at equal precedence.
+      print(os, e->args[0], prec);
+      os << ' ' << binOpSymbol(e->binOp) << ' ';
+      print(os, e->args[1], prec + 1);
+    }
+    break;
+  case ExprKind::Select:
+    os << "select(";
+    printArgs(os, e->args);
+    os << ')';
+    break;
+  case ExprKind::Call:
+    os << mathFnName(e->fn) << '(';
+    printArgs(os, e->args);
+    os << ')';
+    break;
+  case ExprKind::Cast:
+    os << scalarTypeName(e->type) << '(';
+    printArgs(os, e->args);
+    os << ')';
+    break;
+  case ExprKind::Load: {
+    bool guarded = e->pad || e->pred;
+    if (guarded && !paren) os << '(';
+    os << e->tensor->name << '[';
+    printArgs(os, e->args);
+    os << ']';
+    if (e->pred) {
+      os << " when ";
+      print(os, e->pred, 0);
+    }
+    if (e->pad) {
+      os << " else ";
+      print(os, e->pad, 0);
+    }
+    if (guarded && !paren) os << ')';
+    break;
+  }
+  case ExprKind::Reduce:
+    os << reduceOpName(e->reduceOp) << '(';
+    for (size_t i = 0; i < e->rvars.size(); ++i) {
+      if (i) os << ", ";
+      os << e->rvars[i].name << " < ";
+      print(os, e->rvars[i].extent, 4);
+    }
+    os << ": ";
+    print(os, e->args[0], 0);
+    os << ')';
+    break;
+  }
+  if (paren) os << ')';
+}
+
+std::string printExpr(const Expr &e) {
+  std::ostringstream os;
+  print(os, e, 0);
+  return os.str();
+}
+
+} // namespace tk::ir

@@ -1,0 +1,56 @@
+// Loop IR: explicit loops, buffers with scopes, predicated loads/stores and
+// run-time checks. Task mappings are gone (lowered to loops over worker ids
+// and index arithmetic). Backends translate this level to machine code.
+#pragma once
+#include "ir/MappingIR.h"
+
+namespace tk::ir {
+
+enum class ForKind {
+  Serial,
+  Parallel,   // iterations run on distinct workers (`worker` says which)
+  Vectorized, // iterations map to SIMD lanes
+  Unrolled
+};
+
+struct LStmt;
+using LStmtPtr = std::shared_ptr<LStmt>;
+
+struct LStmt {
+  enum class Kind { Block, For, Store, Alloc, If, Let, Check, Barrier } kind;
+  SourceLoc loc;
+
+  std::vector<LStmtPtr> stmts; // Block
+
+  std::string var;  // For loop variable, Let variable
+  Expr min, extent; // For: var in [min, min + extent)
+  ForKind forKind = ForKind::Serial;
+  std::optional<WorkerKind> worker; // For with ForKind::Parallel
+  LStmtPtr body;    // For, Alloc, Let
+
+  TensorPtr tensor;          // Store target, Alloc buffer
+  std::vector<Expr> indices; // Store
+  Expr value;                // Store value, Let value
+  Expr pred;                 // Store guard (null = unconditional)
+
+  Expr cond;             // If, Check
+  LStmtPtr thenS, elseS; // If
+  int errorCode = 0;     // Check: returned from the function when !cond
+  std::string message;   // Check: what failed (for docs and printing)
+};
+
+LStmtPtr lBlock(std::vector<LStmtPtr> stmts, SourceLoc loc = {});
+
+// One exported C function.
+struct LoweredFunc {
+  std::string name;                // exported symbol
+  OpPtr op;                        // signature: inputs, outputs, symbols
+  TargetFamily target = TargetFamily::Cpu;
+  LStmtPtr body;
+  SourceLoc loc;
+};
+
+// Text form of the loop IR (golden-tested): `--emit=loop`.
+std::string printLoweredFunc(const LoweredFunc &f);
+
+} // namespace tk::ir

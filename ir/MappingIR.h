@@ -1,0 +1,83 @@
+// Mapping IR: how a kernel computes its op. Statements are task-mapping
+// loops (Hidet's spatial/repeat compositions bound to a worker kind),
+// ordinary loops, local tensors, stores and barriers. Kernels written by the
+// user and the default schedule of an op both live here.
+#pragma once
+#include "ir/TensorIR.h"
+
+#include <optional>
+
+namespace tk::ir {
+
+struct MappingAtom {
+  enum class Kind { Spatial, Repeat } kind = Kind::Spatial;
+  std::vector<Expr> dims; // task shape of this factor
+  std::vector<int> perm;  // rank permutation (order of dims from slowest to
+                          // fastest); empty = row-major (0, 1, ..., m-1)
+  SourceLoc loc;
+};
+
+// f1 * f2 * ... (composition is associative, not commutative).
+struct TaskMapping {
+  std::vector<MappingAtom> atoms;
+  size_t rank() const { return atoms.empty() ? 0 : atoms.front().dims.size(); }
+  Expr numWorkers() const;           // product of spatial dims
+  std::vector<Expr> taskShape() const; // element-wise product of all dims
+};
+std::string printMapping(const TaskMapping &m);
+
+enum class AccumOp { None, Add, Mul, Max, Min }; // =, +=, *=, max=, min=
+
+struct MStmt;
+using MStmtPtr = std::shared_ptr<MStmt>;
+
+struct MStmt {
+  enum class Kind { Block, MapFor, SeqFor, Alloc, Store, Sync, If } kind;
+  SourceLoc loc;
+
+  std::vector<MStmtPtr> stmts; // Block
+
+  // MapFor: for (vars...) in mapping [on worker] body
+  std::vector<std::string> vars;
+  TaskMapping mapping;
+  std::optional<WorkerKind> worker; // none: executed by the current worker
+  // SeqFor: for var in begin..end body
+  std::string var;
+  Expr begin, end;
+  MStmtPtr body; // MapFor / SeqFor
+
+  TensorPtr tensor; // Alloc (local tensor, scope in decl), Store target
+
+  std::vector<Expr> indices; // Store
+  Expr value;                // Store
+  AccumOp accum = AccumOp::None;
+
+  Expr cond;                 // If
+  MStmtPtr thenS, elseS;     // If (elseS may be null)
+};
+
+MStmtPtr mBlock(std::vector<MStmtPtr> stmts, SourceLoc loc = {});
+
+struct Hole {
+  int id = -1;
+  std::vector<int64_t> candidates; // empty = any positive value
+  SourceLoc loc;
+  std::optional<int64_t> value;    // set by the construction optimizer or --hole
+};
+
+struct Kernel {
+  std::string name;
+  OpPtr op;
+  TargetFamily target = TargetFamily::Cpu;
+  std::vector<Constraint> requires_; // `require` clauses (may mention holes)
+  std::vector<Hole> holes;
+  MStmtPtr body;
+  SourceLoc loc;
+  bool synthesized = false; // produced by the default scheduler, not the user
+};
+using KernelPtr = std::shared_ptr<Kernel>;
+
+// Text form of the mapping IR (golden-tested): `--emit=mapping`.
+std::string printKernel(const Kernel &k);
+
+} // namespace tk::ir

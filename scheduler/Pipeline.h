@@ -1,0 +1,38 @@
+// The scheduling pipeline: module exports -> mapping IR kernels -> loop IR
+// functions. scheduler/Pipeline.cpp lists every pass in order; each pass is
+// one .h/.cpp pair in scheduler/ with a single exported function.
+#pragma once
+#include "ir/Diagnostics.h"
+#include "ir/LoopIR.h"
+#include "ir/Module.h"
+
+#include <iosfwd>
+#include <vector>
+
+namespace tk {
+
+// What the scheduler needs to know about the machine it lowers for.
+struct TargetDesc {
+  ir::TargetFamily family = ir::TargetFamily::Cpu;
+  int vectorBits = 256; // SIMD width of the CPU target (128/256/512)
+  int cores = 0;        // 0 = decided at run time by the runtime's thread pool
+};
+
+struct PipelineOptions {
+  TargetDesc target;
+  std::ostream *dumpAfterEachPass = nullptr; // print IR after every pass when set
+};
+
+// For every export of `m`: take its kernel (or build the default schedule for
+// its op), check it (holes filled, task mappings, scopes), and lower it to
+// loop IR. Errors go to `diags` at the user's source location; the result
+// then holds only the functions that lowered cleanly.
+std::vector<ir::LoweredFunc> lowerModule(const ir::Module &m, const PipelineOptions &opts,
+                                         DiagEngine &diags);
+
+// The mapping-IR kernels lowerModule would lower (user kernels and default
+// schedules), after checking — for `--emit=mapping`.
+std::vector<ir::KernelPtr> scheduleModule(const ir::Module &m, const PipelineOptions &opts,
+                                          DiagEngine &diags);
+
+} // namespace tk
