@@ -1,0 +1,35 @@
+// Loop-IR expressions -> LLVM values in the current function of a
+// CodegenContext. Values use CodegenContext::regType: f16/bf16 are computed
+// in f32 and rounded only when stored or cast (like C's excess precision for
+// _Float16), bool is i1. Guarded loads never touch memory out of range.
+#pragma once
+#include "backends/x86/CodegenContext.h"
+
+namespace tk::x86 {
+
+// Translates `e` (no holes; every variable and tensor bound in `cg`) and
+// returns a value of type cg.regType(e->type).
+llvm::Value *lowerExpr(CodegenContext &cg, const ir::Expr &e);
+
+// Lowers `e` and converts it to `to`.
+llvm::Value *lowerExprAs(CodegenContext &cg, const ir::Expr &e, ir::ScalarType to);
+
+// Converts a register value of .tk type `from` to .tk type `to`
+// (float -> int saturates; anything -> bool compares with zero).
+llvm::Value *convertValue(CodegenContext &cg, llvm::Value *v, ir::ScalarType from, ir::ScalarType to);
+
+// Address of t[indices...] (row-major, linearized with t's shape).
+llvm::Value *elementAddress(CodegenContext &cg, const ir::TensorDecl &t,
+                            const std::vector<ir::Expr> &indices);
+
+// Converts a value in storage form (cg.memType(dtype)) to register form.
+llvm::Value *fromStorage(CodegenContext &cg, llvm::Value *raw, ir::ScalarType dtype);
+
+// Stores the register value `v` (already of t's dtype) at `addr`.
+void storeElement(CodegenContext &cg, llvm::Value *v, llvm::Value *addr, ir::ScalarType dtype);
+
+// Runs `emit` only when `cond` (i1) holds; no value flows out.
+void emitGuarded(CodegenContext &cg, llvm::Value *cond, const std::string &name,
+                 const std::function<void()> &emit);
+
+} // namespace tk::x86

@@ -1,0 +1,168 @@
+#include "backends/x86/LowerStmtToLLVM.h"
+
+#include "backends/x86/LowerExprToLLVM.h"
+#include "backends/x86/OutlineParallelLoops.h"
+
+namespace tk::x86 {
+
+using ir::ForKind;
+using ir::LStmt;
+using ir::ScalarType;
+
+static llvm::Metadata *loopProp(CodegenContext &cg, const char *name, llvm::Metadata *value = nullptr) {
+  std::vector<llvm::Metadata *> ops{llvm::MDString::get(cg.ctx, name)};
+  if (value) ops.push_back(value);
+  return llvm::MDNode::get(cg.ctx, ops);
+}
+static llvm::Metadata *mdInt(CodegenContext &cg, int bits, int64_t v) {
+  return llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::IntegerType::get(cg.ctx, bits), v));
+}
+
+// Widest element stored in a loop body: the vector width hint is the number
+// of such elements in one SIMD register.
+static int widestStoreBytes(const ir::LStmtPtr &s) {
+  if (!s) return 0;
+  int w = s->kind == LStmt::Kind::Store ? ir::scalarTypeBytes(s->tensor->dtype) : 0;
+  for (const auto &c : s->stmts) w = std::max(w, widestStoreBytes(c));
+  for (const auto *c : {&s->body, &s->thenS, &s->elseS}) w = std::max(w, widestStoreBytes(*c));
+  return w;
+}
+
+static std::vector<llvm::Metadata *> loopHints(CodegenContext &cg, const LStmt &s) {
+  if (s.forKind == ForKind::Vectorized ||
+      (s.forKind == ForKind::Parallel && s.worker == ir::WorkerKind::Lanes)) {
+    int bytes = widestStoreBytes(s.body);
+    int width = std::max(1, cg.target.vectorBits / (8 * (bytes ? bytes : 4)));
+    return {loopProp(cg, "llvm.loop.vectorize.enable", mdInt(cg, 1, 1)),
+            loopProp(cg, "llvm.loop.vectorize.width", mdInt(cg, 32, width))};
+  }
+  if (s.forKind == ForKind::Unrolled)
+    return {loopProp(cg, ir::isConstInt(s.extent) ? "llvm.loop.unroll.full" : "llvm.loop.unroll.enable")};
+  return {};
+}
+
+static void lowerFor(CodegenContext &cg, const LStmt &s) {
+  if (s.forKind == ForKind::Parallel && s.worker && *s.worker != ir::WorkerKind::Cores &&
+      *s.worker != ir::WorkerKind::Lanes) {
+    cg.diags.error(s.loc, "worker kind '" + std::string(ir::workerKindName(*s.worker)) +
+                              "' is not available on the x86 backend (cpu has cores and lanes)");
+    return;
+  }
+  if (s.forKind == ForKind::Parallel && s.worker != ir::WorkerKind::Lanes) {
+    outlineParallelLoop(cg, s);
+    return;
+  }
+  llvm::Value *begin = lowerExprAs(cg, s.min, ScalarType::I64);
+  llvm::Value *end = cg.b.CreateAdd(begin, lowerExprAs(cg, s.extent, ScalarType::I64));
+  cg.emitLoop(begin, end, s.var, loopHints(cg, s), [&](llvm::Value *iv) {
+    cg.pushScope();
+    cg.bind(s.var, {iv, ScalarType::I64});
+    lowerStmt(cg, s.body);
+    cg.popScope();
+  });
+}
+
+static void lowerStore(CodegenContext &cg, const LStmt &s) {
+  const ir::TensorDecl &t = *s.tensor;
+  auto emit = [&] {
+    llvm::Value *v = lowerExprAs(cg, s.value, t.dtype);
+    storeElement(cg, v, elementAddress(cg, t, s.indices), t.dtype);
+  };
+  if (s.pred)
+    emitGuarded(cg, lowerExprAs(cg, s.pred, ScalarType::Bool), t.name + ".store", emit);
+  else
+    emit();
+}
+
+static void lowerAlloc(CodegenContext &cg, const LStmt &s) {
+  const ir::TensorDecl &t = *s.tensor;
+  if (t.scope != ir::Scope::Global && t.scope != ir::Scope::Local && t.scope != ir::Scope::Register) {
+    cg.diags.error(s.loc, "'" + std::string(ir::scopeName(t.scope)) + "' buffer '" + t.name +
+                              "' is not available on the x86 backend (cpu has global, local and register)");
+    return;
+  }
+  int64_t count = 1;
+  bool constant = true;
+  for (const ir::Expr &d : t.shape) {
+    int64_t v = 0;
+    constant = constant && ir::isConstInt(d, &v);
+    count *= std::max<int64_t>(v, 0);
+  }
+  llvm::Type *elem = cg.memType(t.dtype);
+  llvm::Value *ptr;
+  bool heap = t.scope == ir::Scope::Global || !constant;
+  if (!heap) {
+    ptr = cg.entryAlloca(llvm::ArrayType::get(elem, std::max<int64_t>(count, 1)), t.name);
+  } else {
+    llvm::Value *bytes = cg.b.getInt64(ir::scalarTypeBytes(t.dtype));
+    for (const ir::Expr &d : t.shape)
+      bytes = cg.b.CreateMul(bytes, lowerExprAs(cg, d, ScalarType::I64));
+    ptr = cg.emitCheckedMalloc(bytes, t.name);
+    cg.frame().liveHeap.push_back(ptr);
+  }
+  cg.frame().buffers[&t] = ptr;
+  lowerStmt(cg, s.body);
+  cg.frame().buffers.erase(&t);
+  if (heap) {
+    cg.frame().liveHeap.pop_back();
+    cg.emitFree(ptr);
+  }
+}
+
+static void lowerIf(CodegenContext &cg, const LStmt &s) {
+  llvm::Value *c = lowerExprAs(cg, s.cond, ScalarType::Bool);
+  llvm::BasicBlock *thenBB = cg.newBlock("if.then");
+  llvm::BasicBlock *elseBB = s.elseS ? cg.newBlock("if.else") : nullptr;
+  llvm::BasicBlock *done = cg.newBlock("if.done");
+  cg.b.CreateCondBr(c, thenBB, elseBB ? elseBB : done);
+  cg.b.SetInsertPoint(thenBB);
+  lowerStmt(cg, s.thenS);
+  cg.b.CreateBr(done);
+  if (elseBB) {
+    cg.b.SetInsertPoint(elseBB);
+    lowerStmt(cg, s.elseS);
+    cg.b.CreateBr(done);
+  }
+  cg.b.SetInsertPoint(done);
+}
+
+static void lowerCheck(CodegenContext &cg, const LStmt &s) {
+  llvm::Value *c = lowerExprAs(cg, s.cond, ScalarType::Bool);
+  llvm::BasicBlock *fail = cg.newBlock("check.fail");
+  llvm::BasicBlock *ok = cg.newBlock("check.ok");
+  cg.b.CreateCondBr(c, ok, fail);
+  cg.b.SetInsertPoint(fail);
+  cg.emitEarlyExit(cg.b.getInt32(s.errorCode));
+  cg.b.SetInsertPoint(ok);
+}
+
+void lowerStmt(CodegenContext &cg, const ir::LStmtPtr &s) {
+  if (!s) return;
+  switch (s->kind) {
+  case LStmt::Kind::Block:
+    for (const auto &c : s->stmts) lowerStmt(cg, c);
+    return;
+  case LStmt::Kind::For: lowerFor(cg, *s); return;
+  case LStmt::Kind::Store: lowerStore(cg, *s); return;
+  case LStmt::Kind::Alloc: lowerAlloc(cg, *s); return;
+  case LStmt::Kind::If: lowerIf(cg, *s); return;
+  case LStmt::Kind::Let: {
+    llvm::Value *v = lowerExpr(cg, s->value);
+    cg.pushScope();
+    cg.bind(s->var, {v, s->value->type});
+    lowerStmt(cg, s->body);
+    cg.popScope();
+    return;
+  }
+  case LStmt::Kind::Check: lowerCheck(cg, *s); return;
+  case LStmt::Kind::Barrier:
+    // A single worker needs no barrier; chunks of a parallel loop run to
+    // completion independently, so they cannot wait for each other.
+    if (cg.frame().statusOut)
+      cg.diags.error(s->loc, "'sync' between cores is not supported by the x86 backend");
+    return;
+  }
+  throw InternalError("x86 backend: unknown statement kind");
+}
+
+} // namespace tk::x86

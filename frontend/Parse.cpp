@@ -1,0 +1,97 @@
+#include "frontend/Parse.h"
+
+#include "frontend/BuildAST.h"
+#include "frontend/SyntaxErrors.h"
+#include "frontend/TokenLoc.h"
+
+#include "TkLexer.h"
+#include "TkParser.h"
+#include "antlr4-runtime.h"
+
+#include <cstdio>
+
+namespace tk {
+
+using tkgen::TkLexer;
+
+namespace {
+
+bool isOperator(size_t t) {
+  switch (t) {
+  case TkLexer::MINUS: case TkLexer::NOT: case TkLexer::STAR: case TkLexer::SLASH: case TkLexer::PERCENT:
+  case TkLexer::PLUS: case TkLexer::LT: case TkLexer::LE: case TkLexer::GT: case TkLexer::GE:
+  case TkLexer::EQ: case TkLexer::NE: case TkLexer::AND: case TkLexer::OR: case TkLexer::SUM:
+  case TkLexer::PROD: case TkLexer::MEAN: case TkLexer::MAX: case TkLexer::MIN:
+    return true;
+  default: return false;
+  }
+}
+
+// Rejects inputs whose parse (and later expression trees) would nest deeper
+// than the limits in Parse.h. Bracket depth plus else-if chains bound the
+// statement nesting; the operator count bounds expression depth, since a
+// chain like a + b + ... nests one level per operator in the tree.
+bool checkNesting(const std::vector<antlr4::Token *> &tokens, const TokenLocator &loc, DiagEngine &diags) {
+  std::vector<int> elseIfs{0}; // per open bracket
+  int depth = 0, operators = 0;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    size_t t = tokens[i]->getType();
+    if (t == TkLexer::LPAREN || t == TkLexer::LBRACK || t == TkLexer::LBRACE) {
+      elseIfs.push_back(0);
+      if (++depth + elseIfs[elseIfs.size() - 2] > kMaxNesting) {
+        diags.error(loc.at(tokens[i]), "nesting deeper than " + std::to_string(kMaxNesting) +
+                                           " levels; split the code into smaller pieces");
+        return false;
+      }
+    } else if ((t == TkLexer::RPAREN || t == TkLexer::RBRACK || t == TkLexer::RBRACE) && depth > 0) {
+      --depth;
+      elseIfs.pop_back();
+      bool continuesChain = i + 1 < tokens.size() && tokens[i + 1]->getType() == TkLexer::ELSE;
+      if (t == TkLexer::RBRACE && !continuesChain) elseIfs.back() = 0;
+    } else if (t == TkLexer::ELSE && i + 1 < tokens.size() && tokens[i + 1]->getType() == TkLexer::IF) {
+      ++elseIfs.back();
+    }
+    if (t == TkLexer::SEMI || t == TkLexer::LBRACE || t == TkLexer::RBRACE) operators = 0;
+    if (isOperator(t) && ++operators > kMaxOperatorsPerStatement) {
+      diags.error(loc.at(tokens[i]), "expression too complex (more than " +
+                                         std::to_string(kMaxOperatorsPerStatement) +
+                                         " operators in one statement); split it with intermediate tensors");
+      return false;
+    }
+  }
+  return true;
+}
+
+} // namespace
+
+std::unique_ptr<ast::File> parseFile(int fileId, const SourceManager &sm, DiagEngine &diags) {
+  const std::string &text = sm.contents(fileId);
+  TokenLocator locator(fileId, text);
+  size_t bad = findInvalidUtf8(text);
+  if (bad != std::string::npos) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "invalid UTF-8 byte 0x%02X", static_cast<unsigned char>(text[bad]));
+    diags.error(locator.atByte(bad), buf);
+    return nullptr;
+  }
+
+  antlr4::ANTLRInputStream input(text);
+  TkLexer lexer(&input);
+  lexer.removeErrorListeners(); // ERRCHAR matches anything the other rules do not
+  antlr4::CommonTokenStream tokens(&lexer);
+  tokens.fill();
+  if (!checkNesting(tokens.getTokens(), locator, diags)) return nullptr;
+
+  tkgen::TkParser parser(&tokens);
+  parser.removeErrorListeners();
+  parser.setErrorHandler(std::make_shared<SyntaxErrorStrategy>(diags, locator));
+  tkgen::TkParser::FileContext *tree = nullptr;
+  try {
+    tree = parser.file();
+  } catch (const SyntaxErrorStop &) {
+    return nullptr;
+  }
+  return buildAST(tree, locator, diags);
+}
+
+} // namespace tk

@@ -1,0 +1,195 @@
+#include "frontend/driver/CommandLine.h"
+
+#include <fstream>
+#include <sstream>
+
+namespace tk::driver {
+
+static constexpr int kMaxResponseDepth = 16;
+
+std::vector<std::string> splitResponseFile(const std::string &text) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool inArg = false;
+  char quote = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (quote == '\'') {
+      if (c == '\'') quote = 0;
+      else cur += c;
+    } else if (c == '\\' && i + 1 < text.size()) {
+      cur += text[++i];
+      inArg = true;
+    } else if (quote == '"') {
+      if (c == '"') quote = 0;
+      else cur += c;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      inArg = true;
+    } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+      if (inArg) out.push_back(cur);
+      cur.clear();
+      inArg = false;
+    } else {
+      cur += c;
+      inArg = true;
+    }
+  }
+  if (inArg) out.push_back(cur);
+  return out;
+}
+
+static bool expand(const std::vector<std::string> &args, int depth, std::vector<std::string> &out,
+                   std::string *error) {
+  for (const std::string &a : args) {
+    if (a.size() < 2 || a[0] != '@') {
+      out.push_back(a);
+      continue;
+    }
+    if (depth >= kMaxResponseDepth) {
+      *error = "response files nested more than " + std::to_string(kMaxResponseDepth) + " levels deep at '" + a + "'";
+      return false;
+    }
+    std::ifstream in(a.substr(1), std::ios::binary);
+    if (!in) {
+      *error = "cannot read response file '" + a.substr(1) + "'";
+      return false;
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    if (!expand(splitResponseFile(ss.str()), depth + 1, out, error)) return false;
+  }
+  return true;
+}
+
+std::optional<std::vector<std::string>> expandResponseFiles(const std::vector<std::string> &args,
+                                                            std::string *error) {
+  std::vector<std::string> out;
+  if (!expand(args, 0, out, error)) return std::nullopt;
+  return out;
+}
+
+static std::optional<EmitKind> parseEmit(const std::string &v, std::string *error) {
+  static const std::pair<const char *, EmitKind> kinds[] = {
+      {"ast", EmitKind::Ast},   {"tensor", EmitKind::Tensor}, {"mapping", EmitKind::Mapping},
+      {"loop", EmitKind::Loop}, {"llvm", EmitKind::LLVM},     {"asm", EmitKind::Asm},
+      {"obj", EmitKind::Obj},   {"header", EmitKind::Header}};
+  for (const auto &[name, kind] : kinds)
+    if (v == name) return kind;
+  if (v == "ptx" || v == "sunway")
+    *error = "--emit=" + v + " is not available in this build (target backend arrives in a later release)";
+  else
+    *error = "invalid value '" + v + "' for --emit (expected ast, tensor, mapping, loop, llvm, asm, obj or header)";
+  return std::nullopt;
+}
+
+std::optional<DriverOptions> parseCommandLine(const std::vector<std::string> &args, std::string *error) {
+  DriverOptions o;
+  auto startsWith = [](const std::string &s, const char *p) { return s.rfind(p, 0) == 0; };
+  // Value of `-X value` / `-Xvalue` (short) or `--x=value` (long).
+  auto takeValue = [&](size_t &i, const std::string &flag, std::string &out) {
+    const std::string &a = args[i];
+    if (a.size() > flag.size()) {
+      out = a.substr(flag.size());
+      return true;
+    }
+    if (i + 1 >= args.size()) {
+      *error = "missing argument to '" + flag + "'";
+      return false;
+    }
+    out = args[++i];
+    return true;
+  };
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    std::string v;
+    if (a == "--help" || a == "-h") o.showHelp = true;
+    else if (a == "--version") o.showVersion = true;
+    else if (a == "-MD") o.depfile = true;
+    else if (a == "-Werror") o.werror = true;
+    else if (a.size() == 3 && startsWith(a, "-O") && a[2] >= '0' && a[2] <= '3') o.optLevel = a[2] - '0';
+    else if (startsWith(a, "-MF")) { if (!takeValue(i, "-MF", o.depfilePath)) return std::nullopt; }
+    else if (startsWith(a, "-MT")) { if (!takeValue(i, "-MT", o.depTarget)) return std::nullopt; }
+    else if (startsWith(a, "-o")) { if (!takeValue(i, "-o", o.output)) return std::nullopt; }
+    else if (startsWith(a, "-I")) {
+      if (!takeValue(i, "-I", v)) return std::nullopt;
+      o.includeDirs.push_back(v);
+    } else if (startsWith(a, "--emit=")) {
+      auto k = parseEmit(a.substr(7), error);
+      if (!k) return std::nullopt;
+      o.emit = *k;
+    } else if (startsWith(a, "--target=")) {
+      o.target = a.substr(9);
+      if (startsWith(o.target, "cuda") || startsWith(o.target, "sunway")) {
+        *error = "target '" + o.target + "' needs the " + (o.target[0] == 'c' ? "CUDA" : "Sunway") +
+                 " backend, which is not built in this version of tkc";
+        return std::nullopt;
+      }
+    } else if (startsWith(a, "--stdlib=")) o.stdlibDir = a.substr(9);
+    else if (startsWith(a, "--color=")) {
+      v = a.substr(8);
+      if (v == "auto") o.color = ColorMode::Auto;
+      else if (v == "always") o.color = ColorMode::Always;
+      else if (v == "never") o.color = ColorMode::Never;
+      else {
+        *error = "invalid value '" + v + "' for --color (expected auto, always or never)";
+        return std::nullopt;
+      }
+    } else if (startsWith(a, "--diagnostics-format=")) {
+      v = a.substr(21);
+      if (v != "text" && v != "json") {
+        *error = "invalid value '" + v + "' for --diagnostics-format (expected text or json)";
+        return std::nullopt;
+      }
+      o.jsonDiagnostics = v == "json";
+    } else if (a.size() > 1 && a[0] == '-') {
+      *error = "unknown argument '" + a + "' (see tkc --help)";
+      return std::nullopt;
+    } else if (!o.input.empty()) {
+      *error = "more than one input file ('" + o.input + "' and '" + a + "'); tkc compiles one file at a time";
+      return std::nullopt;
+    } else {
+      o.input = a;
+    }
+  }
+  if (o.input.empty() && !o.showHelp && !o.showVersion) {
+    *error = "no input file (usage: tkc [options] file.tk)";
+    return std::nullopt;
+  }
+  return o;
+}
+
+std::string helpText() {
+  return R"(usage: tkc [options] file.tk
+
+Compiles one .tk file (and the files it imports) for a CPU target.
+
+Output:
+  -o FILE                 output file ('-' = stdout); default: the input's
+                          basename with .o/.ll/.s/.h in the current directory
+                          (ast/tensor/mapping/loop dumps default to stdout)
+  --emit=KIND             ast | tensor | mapping | loop | llvm | asm | obj | header
+                          (default obj)
+  -O0 -O1 -O2 -O3         LLVM optimization level (default -O2)
+  --target=NAME           host | x86_64 | x86_64-avx2 | x86_64-avx512 (default host)
+Input:
+  -I DIR, -IDIR           search DIR for imports (after the importing file's directory)
+  --stdlib=DIR            directory holding std/*.tk (default: $TK_STDLIB, then
+                          <tkc>/../share/tk/stdlib, then the source tree's stdlib)
+  @FILE                   read more arguments from FILE
+Dependencies:
+  -MD                     also write a Make/Ninja depfile (on success only)
+  -MF FILE                depfile path (default: the output with extension .d)
+  -MT TARGET              target named in the depfile (default: the output path)
+Diagnostics:
+  --color=auto|always|never   colour (auto: stderr is a terminal and NO_COLOR is unset)
+  --diagnostics-format=text|json
+  -Werror                 treat warnings as errors
+Other:
+  --version, --help
+
+Exit status: 0 success, 1 compile errors, 2 usage errors, 4 internal compiler error.
+)";
+}
+
+} // namespace tk::driver

@@ -1,0 +1,49 @@
+// tkc's command line: response-file expansion and option parsing. Parsing
+// only records what was asked; the driver resolves defaults that need the
+// file system (output names, the stdlib directory).
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tk::driver {
+
+enum class EmitKind { Ast, Tensor, Mapping, Loop, LLVM, Asm, Obj, Header };
+enum class ColorMode { Auto, Always, Never };
+
+struct DriverOptions {
+  std::string input;
+  std::string output;        // empty: derived from the input name (see Driver.h)
+  EmitKind emit = EmitKind::Obj;
+  int optLevel = 2;
+  std::string target = "host";
+  std::vector<std::string> includeDirs;
+  std::string stdlibDir;     // empty: TK_STDLIB / installed / source default
+  bool depfile = false;      // -MD
+  std::string depfilePath;   // -MF
+  std::string depTarget;     // -MT
+  ColorMode color = ColorMode::Auto;
+  bool jsonDiagnostics = false;
+  bool werror = false;
+  bool showVersion = false;
+  bool showHelp = false;
+};
+
+// Replaces every `@file` argument by the arguments the file holds
+// (whitespace separated; '...' and "..." quote; a backslash escapes the next
+// character outside single quotes), recursively up to 16 levels. Returns
+// nullopt and sets *error for an unreadable file or too deep nesting.
+std::optional<std::vector<std::string>> expandResponseFiles(const std::vector<std::string> &args,
+                                                            std::string *error);
+
+// Splits the contents of one response file into arguments.
+std::vector<std::string> splitResponseFile(const std::string &text);
+
+// Parses expanded arguments (without argv[0]). Returns nullopt and sets
+// *error (a message for `tkc: error: ...`) on a usage error.
+std::optional<DriverOptions> parseCommandLine(const std::vector<std::string> &args, std::string *error);
+
+// The `--help` text.
+std::string helpText();
+
+} // namespace tk::driver

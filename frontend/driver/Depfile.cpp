@@ -1,0 +1,37 @@
+#include "frontend/driver/Depfile.h"
+
+#include <algorithm>
+
+namespace tk::driver {
+
+std::string escapeDepfilePath(const std::string &path) {
+  std::string out;
+  for (size_t i = 0; i < path.size(); ++i) {
+    char c = path[i];
+    if (c == ' ' || c == '#') {
+      // Backslashes right before an escaped character are doubled so the
+      // reader does not take them as escaping our backslash.
+      for (size_t j = i; j > 0 && path[j - 1] == '\\'; --j) out += '\\';
+      out += '\\';
+      out += c;
+    } else if (c == '$') {
+      out += "$$";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string makeDepfile(const std::string &target, const std::vector<std::string> &deps) {
+  std::string out = escapeDepfilePath(target) + ":";
+  std::vector<std::string> seen;
+  for (const std::string &d : deps) {
+    if (std::find(seen.begin(), seen.end(), d) != seen.end()) continue;
+    seen.push_back(d);
+    out += " \\\n  " + escapeDepfilePath(d);
+  }
+  return out + "\n";
+}
+
+} // namespace tk::driver

@@ -1,0 +1,191 @@
+#include "frontend/driver/Driver.h"
+
+#include "backends/x86/CHeader.h"
+#include "backends/x86/X86Backend.h"
+#include "frontend/Frontend.h"
+#include "frontend/driver/CommandLine.h"
+#include "frontend/driver/Depfile.h"
+#include "frontend/driver/OutputFile.h"
+#include "scheduler/Pipeline.h"
+
+#include <llvm/Config/llvm-config.h>
+
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <unistd.h>
+
+namespace tk::driver {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct UsageError {
+  std::string message;
+};
+
+const char *defaultExtension(EmitKind k) {
+  switch (k) {
+  case EmitKind::LLVM: return ".ll";
+  case EmitKind::Asm: return ".s";
+  case EmitKind::Header: return ".h";
+  case EmitKind::Obj: return ".o";
+  default: return nullptr; // IR dumps go to stdout
+  }
+}
+
+std::string outputPath(const DriverOptions &o) {
+  if (!o.output.empty()) return o.output;
+  const char *ext = defaultExtension(o.emit);
+  return ext ? fs::path(o.input).stem().string() + ext : "-";
+}
+
+std::string stdlibDir(const DriverOptions &o, const std::string &exePath) {
+  if (!o.stdlibDir.empty()) return o.stdlibDir;
+  if (const char *env = std::getenv("TK_STDLIB"); env && *env) return env;
+  std::error_code ec;
+  fs::path installed = fs::path(exePath).parent_path() / ".." / "share" / "tk" / "stdlib";
+  if (!exePath.empty() && fs::is_directory(installed, ec)) return fs::weakly_canonical(installed, ec).string();
+#ifdef TK_SOURCE_STDLIB_DIR
+  return TK_SOURCE_STDLIB_DIR;
+#else
+  return "";
+#endif
+}
+
+bool useColor(ColorMode m) {
+  if (m != ColorMode::Auto) return m == ColorMode::Always;
+  const char *noColor = std::getenv("NO_COLOR");
+  return isatty(STDERR_FILENO) && !(noColor && *noColor);
+}
+
+// A C identifier for the include guard: TK_<OUTPUT BASENAME>_H.
+std::string headerGuard(const std::string &output, const std::string &input) {
+  std::string base = fs::path(output == "-" ? input : output).stem().string();
+  std::string g = "TK_";
+  for (char c : base) g += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::toupper(c)) : '_';
+  return g + "_H";
+}
+
+std::string joined(const std::vector<std::string> &parts) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? "\n" : "") + parts[i];
+  return out;
+}
+
+// Produces the requested output; nullopt after compile errors.
+std::optional<std::string> compile(const DriverOptions &o, const CpuTarget &target, const std::string &stdlib,
+                                   SourceManager &sm, DiagEngine &diags, std::vector<std::string> &deps) {
+  if (o.emit == EmitKind::Ast) {
+    deps.push_back(o.input);
+    return dumpAst(o.input, sm, diags);
+  }
+  FrontendOptions fo;
+  fo.includeDirs = o.includeDirs;
+  fo.stdlibDir = stdlib;
+  std::optional<ir::Module> m = buildModule(o.input, fo, sm, diags, &deps);
+  if (!m || diags.hasErrors()) return std::nullopt;
+  if (o.emit == EmitKind::Header) return emitCHeader(m->exports, headerGuard(outputPath(o), o.input));
+  if (o.emit == EmitKind::Tensor) {
+    std::vector<std::string> ops;
+    for (const ir::OpPtr &op : m->ops) ops.push_back(ir::printOp(*op));
+    return joined(ops);
+  }
+  PipelineOptions po;
+  po.target.vectorBits = target.vectorBits;
+  if (o.emit == EmitKind::Mapping) {
+    std::vector<std::string> kernels;
+    for (const ir::KernelPtr &k : scheduleModule(*m, po, diags)) kernels.push_back(ir::printKernel(*k));
+    if (diags.hasErrors()) return std::nullopt;
+    return joined(kernels);
+  }
+  std::vector<ir::LoweredFunc> funcs = lowerModule(*m, po, diags);
+  if (diags.hasErrors()) return std::nullopt;
+  if (o.emit == EmitKind::Loop) {
+    std::vector<std::string> texts;
+    for (const ir::LoweredFunc &f : funcs) texts.push_back(ir::printLoweredFunc(f));
+    return joined(texts);
+  }
+  CodegenOutput kind = o.emit == EmitKind::LLVM  ? CodegenOutput::LLVMIR
+                       : o.emit == EmitKind::Asm ? CodegenOutput::Assembly
+                                                 : CodegenOutput::Object;
+  std::string out;
+  // The module is named after the file's basename so output does not
+  // depend on the directory the build runs in.
+  if (!emitCpuCode(funcs, target, o.optLevel, kind, fs::path(o.input).filename().string(), out, diags))
+    return std::nullopt;
+  return out;
+}
+
+int run(const std::vector<std::string> &rawArgs, const std::string &exePath) {
+  std::string error;
+  auto args = expandResponseFiles(rawArgs, &error);
+  if (!args) throw UsageError{error};
+  auto opts = parseCommandLine(*args, &error);
+  if (!opts) throw UsageError{error};
+  const DriverOptions &o = *opts;
+  if (o.showHelp) {
+    std::cout << helpText();
+    return kExitOk;
+  }
+  if (o.showVersion) {
+    std::cout << "tkc " << TK_VERSION << " (LLVM " << LLVM_VERSION_STRING << ")\n"
+              << "targets: host x86_64 x86_64-avx2 x86_64-avx512\n";
+    return kExitOk;
+  }
+  auto target = resolveCpuTarget(o.target, &error);
+  if (!target) throw UsageError{error};
+  std::string output = outputPath(o);
+  std::string depfilePath = o.depfilePath;
+  if (o.depfile && depfilePath.empty()) {
+    if (output == "-") throw UsageError{"-MD with output to stdout needs -MF FILE"};
+    depfilePath = fs::path(output).replace_extension(".d").string();
+  }
+
+  SourceManager sm;
+  DiagEngine diags(sm);
+  diags.setFormat(o.jsonDiagnostics ? DiagEngine::Format::Json : DiagEngine::Format::Text);
+  diags.setColor(useColor(o.color));
+  diags.setWarningsAsErrors(o.werror);
+  std::vector<std::string> deps;
+  std::optional<std::string> result;
+  try {
+    result = compile(o, *target, stdlibDir(o, exePath), sm, diags, deps);
+  } catch (...) {
+    diags.flush();
+    throw;
+  }
+  diags.flush();
+  if (!result || diags.hasErrors()) return kExitCompileError;
+  if (!writeOutputFile(output, *result, &error)) {
+    std::cerr << "tkc: error: " << error << "\n";
+    return kExitCompileError;
+  }
+  if (o.depfile && !writeOutputFile(depfilePath, makeDepfile(o.depTarget.empty() ? output : o.depTarget, deps),
+                                    &error)) {
+    std::cerr << "tkc: error: " << error << "\n";
+    return kExitCompileError;
+  }
+  return kExitOk;
+}
+
+} // namespace
+
+int runTkc(const std::vector<std::string> &args, const std::string &exePath) {
+  try {
+    return run(args, exePath);
+  } catch (const UsageError &e) {
+    std::cerr << "tkc: error: " << e.message << "\n";
+    return kExitUsage;
+  } catch (const InternalError &e) {
+    std::cerr << "tkc: internal error: " << e.what() << "\n";
+    return kExitInternal;
+  } catch (const std::exception &e) {
+    std::cerr << "tkc: internal error: " << e.what() << "\n";
+    return kExitInternal;
+  }
+}
+
+} // namespace tk::driver

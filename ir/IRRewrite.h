@@ -1,0 +1,31 @@
+// Generic rewriting of expressions and statements: the building block of the
+// scheduler passes. Every rewrite returns new nodes and leaves the input
+// untouched, so a kernel shared by several exports is never modified.
+#pragma once
+#include "ir/LoopIR.h"
+
+#include <functional>
+
+namespace tk::ir {
+
+using ExprFn = std::function<Expr(const Expr &)>;
+using TensorFn = std::function<TensorPtr(const TensorPtr &)>;
+
+// Rebuilds `e` bottom-up: children first, then `post` on the rebuilt node.
+// Reduce variable extents, Load pads and predicates are children too.
+Expr transformExpr(const Expr &e, const ExprFn &post);
+
+// Copies a mapping-IR statement tree, passing every expression (mapping
+// dims, loop bounds, indices, values, conditions) through `fn` and every
+// tensor reference (Store/Alloc targets) through `tensorFn` when given.
+MStmtPtr rewriteMStmt(const MStmtPtr &s, const ExprFn &fn, const TensorFn &tensorFn = nullptr);
+
+// The same for loop IR (For bounds, Store indices/value/pred, Let values,
+// If/Check conditions).
+LStmtPtr rewriteLStmt(const LStmtPtr &s, const ExprFn &fn, const TensorFn &tensorFn = nullptr);
+
+// Calls `fn` on every statement of the tree (pre-order).
+void visitMStmt(const MStmtPtr &s, const std::function<void(const MStmt &)> &fn);
+void visitLStmt(const LStmtPtr &s, const std::function<void(const LStmt &)> &fn);
+
+} // namespace tk::ir

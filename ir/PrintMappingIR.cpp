@@ -1,0 +1,127 @@
+// Text form of the mapping IR (`--emit=mapping`): the kernel header with its
+// requirements and holes, then one statement per line, two-space indents.
+#include "ir/MappingIR.h"
+#include "ir/PrintTypes.h"
+
+#include <sstream>
+
+namespace tk::ir {
+
+MStmtPtr mBlock(std::vector<MStmtPtr> stmts, SourceLoc loc) {
+  auto s = std::make_shared<MStmt>();
+  s->kind = MStmt::Kind::Block;
+  s->stmts = std::move(stmts);
+  s->loc = loc;
+  return s;
+}
+
+static std::string_view accumSymbol(AccumOp a) {
+  switch (a) {
+  case AccumOp::None: return "=";
+  case AccumOp::Add: return "+=";
+  case AccumOp::Mul: return "*=";
+  case AccumOp::Max: return "max=";
+  case AccumOp::Min: return "min=";
+  }
+  return "=";
+}
+
+namespace {
+struct Printer {
+  std::ostringstream os;
+
+  void pad(int depth) { os << std::string(2 * depth, ' '); }
+
+  // Statements of a body, without the braces around them.
+  void body(const MStmtPtr &s, int depth) {
+    if (!s) return;
+    if (s->kind == MStmt::Kind::Block)
+      for (const MStmtPtr &c : s->stmts) stmt(c, depth);
+    else
+      stmt(s, depth);
+  }
+
+  void braced(const MStmtPtr &s, int depth) {
+    os << " {\n";
+    body(s, depth + 1);
+    pad(depth);
+    os << '}';
+  }
+
+  void stmt(const MStmtPtr &s, int depth) {
+    if (!s) return;
+    switch (s->kind) {
+    case MStmt::Kind::Block:
+      pad(depth);
+      os << "{\n";
+      body(s, depth + 1);
+      pad(depth);
+      os << "}\n";
+      return;
+    case MStmt::Kind::MapFor:
+      pad(depth);
+      os << "for (";
+      for (size_t i = 0; i < s->vars.size(); ++i) os << (i ? ", " : "") << s->vars[i];
+      os << ") in " << printMapping(s->mapping);
+      if (s->worker) os << " on " << workerKindName(*s->worker);
+      braced(s->body, depth);
+      os << '\n';
+      return;
+    case MStmt::Kind::SeqFor:
+      pad(depth);
+      os << "for " << s->var << " in " << printExpr(s->begin) << ".." << printExpr(s->end);
+      braced(s->body, depth);
+      os << '\n';
+      return;
+    case MStmt::Kind::Alloc:
+      pad(depth);
+      os << scopeName(s->tensor->scope) << ' ' << s->tensor->name << ": " << printTensorType(*s->tensor) << ";\n";
+      return;
+    case MStmt::Kind::Store:
+      pad(depth);
+      os << printAccess(*s->tensor, s->indices) << ' ' << accumSymbol(s->accum) << ' ' << printExpr(s->value)
+         << ";\n";
+      return;
+    case MStmt::Kind::Sync:
+      pad(depth);
+      os << "sync;\n";
+      return;
+    case MStmt::Kind::If:
+      pad(depth);
+      os << "if (" << printExpr(s->cond) << ')';
+      braced(s->thenS, depth);
+      if (s->elseS) {
+        os << " else";
+        braced(s->elseS, depth);
+      }
+      os << '\n';
+      return;
+    }
+  }
+};
+} // namespace
+
+std::string printKernel(const Kernel &k) {
+  Printer p;
+  p.os << "kernel " << k.name << " implements " << (k.op ? k.op->name : "?") << " on "
+       << targetFamilyName(k.target);
+  if (k.synthesized) p.os << " (default schedule)";
+  p.os << '\n';
+  for (const Constraint &c : k.requires_) p.os << "  require " << printExpr(c.cond) << '\n';
+  for (const Hole &h : k.holes) {
+    p.os << "  hole ?" << h.id;
+    if (!h.candidates.empty()) {
+      p.os << " in {";
+      for (size_t i = 0; i < h.candidates.size(); ++i) p.os << (i ? ", " : "") << h.candidates[i];
+      p.os << '}';
+    }
+    if (h.value) p.os << " = " << *h.value;
+    p.os << '\n';
+  }
+  p.os << "{\n";
+  p.body(k.body, 1);
+  p.os << "}\n";
+  return p.os.str();
+}
+
+} // namespace tk::ir

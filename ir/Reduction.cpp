@@ -1,0 +1,52 @@
+#include "ir/Reduction.h"
+
+#include <cstdint>
+#include <limits>
+
+namespace tk::ir {
+
+Expr reductionIdentity(ReduceOp op, ScalarType t) {
+  double inf = std::numeric_limits<double>::infinity();
+  if (isFloat(t)) {
+    switch (op) {
+    case ReduceOp::Sum: return floatImm(0, t);
+    case ReduceOp::Prod: return floatImm(1, t);
+    case ReduceOp::Max: return floatImm(-inf, t);
+    case ReduceOp::Min: return floatImm(inf, t);
+    }
+  }
+  int64_t lo = t == ScalarType::I8 ? INT8_MIN : t == ScalarType::I32 ? INT32_MIN : INT64_MIN;
+  int64_t hi = t == ScalarType::I8 ? INT8_MAX : t == ScalarType::I32 ? INT32_MAX : INT64_MAX;
+  switch (op) {
+  case ReduceOp::Sum: return intImm(0, t);
+  case ReduceOp::Prod: return intImm(1, t);
+  case ReduceOp::Max: return intImm(lo, t);
+  case ReduceOp::Min: return intImm(hi, t);
+  }
+  return intImm(0, t);
+}
+
+AccumOp accumFor(ReduceOp op) {
+  switch (op) {
+  case ReduceOp::Sum: return AccumOp::Add;
+  case ReduceOp::Prod: return AccumOp::Mul;
+  case ReduceOp::Max: return AccumOp::Max;
+  case ReduceOp::Min: return AccumOp::Min;
+  }
+  return AccumOp::Add;
+}
+
+Expr reductionCombine(ReduceOp op, Expr acc, Expr value) { return accumulate(accumFor(op), acc, value); }
+
+Expr accumulate(AccumOp op, Expr old, Expr value) {
+  switch (op) {
+  case AccumOp::None: return value;
+  case AccumOp::Add: return binary(BinOp::Add, old, value);
+  case AccumOp::Mul: return binary(BinOp::Mul, old, value);
+  case AccumOp::Max: return binary(BinOp::Max, old, value);
+  case AccumOp::Min: return binary(BinOp::Min, old, value);
+  }
+  return value;
+}
+
+} // namespace tk::ir

@@ -1,0 +1,102 @@
+#include "scheduler/CheckHoles.h"
+
+#include "ir/IRRewrite.h"
+#include "ir/Simplify.h"
+
+#include <algorithm>
+#include <map>
+
+namespace tk {
+using namespace ir;
+
+static std::string candidateList(const Hole &h) {
+  std::string s = "{";
+  for (size_t i = 0; i < h.candidates.size(); ++i) s += (i ? ", " : "") + std::to_string(h.candidates[i]);
+  return s + "}";
+}
+
+static std::string holeValues(const std::vector<std::pair<int, int64_t>> &values) {
+  std::string s;
+  for (const auto &[id, v] : values) s += (s.empty() ? "" : ", ") + ("?" + std::to_string(id)) + " = " + std::to_string(v);
+  return s;
+}
+
+static bool mentionsHole(const Expr &e) {
+  bool found = false;
+  visitExpr(e, [&](const Expr &n) { found |= n->kind == ExprKind::Hole; });
+  return found;
+}
+
+KernelPtr checkHoles(const Kernel &k, DiagEngine &diags) {
+  size_t errorsBefore = diags.errorCount();
+  std::vector<std::pair<int, int64_t>> values;
+  for (const Hole &h : k.holes) {
+    std::string id = std::to_string(h.id);
+    if (!h.value) {
+      diags.error(h.loc, "hole ?" + id + " has no value: tile sizes left as '?' are chosen by the construction "
+                         "optimizer, which is not available in this build; write a value" +
+                             (h.candidates.empty() ? std::string() : " from " + candidateList(h)) +
+                             " or pass --hole=" + id + "=VALUE");
+      continue;
+    }
+    if (*h.value <= 0) {
+      diags.error(h.loc, "hole ?" + id + " = " + std::to_string(*h.value) + " is not a positive tile size");
+      continue;
+    }
+    if (!h.candidates.empty() && std::find(h.candidates.begin(), h.candidates.end(), *h.value) == h.candidates.end()) {
+      diags.error(h.loc, "hole ?" + id + " = " + std::to_string(*h.value) + " is not one of its candidates " +
+                             candidateList(h));
+      continue;
+    }
+    values.push_back({h.id, *h.value});
+  }
+  if (diags.errorCount() > errorsBefore) return nullptr;
+
+  auto fill = [&](const Expr &e) {
+    Expr f = fillHoles(e, values);
+    return f == e ? e : simplify(f);
+  };
+  // Local tensors whose shape mentions a hole get a filled copy; loads and
+  // stores are redirected to it.
+  std::map<const TensorDecl *, TensorPtr> filled;
+  visitMStmt(k.body, [&](const MStmt &s) {
+    if (s.kind != MStmt::Kind::Alloc || filled.count(s.tensor.get())) return;
+    if (std::none_of(s.tensor->shape.begin(), s.tensor->shape.end(), mentionsHole)) return;
+    auto t = std::make_shared<TensorDecl>(*s.tensor);
+    for (Expr &d : t->shape) d = fill(d);
+    filled[s.tensor.get()] = t;
+  });
+  auto tensorFn = [&](const TensorPtr &t) {
+    auto it = filled.find(t.get());
+    return it == filled.end() ? t : it->second;
+  };
+  auto exprFn = [&](const Expr &e) {
+    Expr f = fill(e);
+    if (filled.empty()) return f;
+    return transformExpr(f, [&](const Expr &n) -> Expr {
+      if (n->kind != ExprKind::Load || !filled.count(n->tensor.get())) return n;
+      auto m = std::make_shared<ExprNode>(*n);
+      m->tensor = tensorFn(n->tensor);
+      return m;
+    });
+  };
+
+  auto out = std::make_shared<Kernel>(k);
+  out->body = rewriteMStmt(k.body, exprFn, tensorFn);
+  out->requires_.clear();
+  for (const Constraint &c : k.requires_) {
+    Expr cond = simplify(fillHoles(c.cond, values));
+    if (cond->kind != ExprKind::BoolImm) {
+      out->requires_.push_back({cond, c.loc});
+      continue;
+    }
+    if (cond->intValue) continue;
+    std::string msg = "requirement `" + printExpr(c.cond) + "` is false";
+    if (mentionsHole(c.cond)) msg += " for the chosen tile sizes (" + holeValues(values) + ")";
+    diags.error(c.loc, msg);
+  }
+  if (diags.errorCount() > errorsBefore) return nullptr;
+  return out;
+}
+
+} // namespace tk

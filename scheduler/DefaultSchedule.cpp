@@ -1,0 +1,153 @@
+#include "scheduler/DefaultSchedule.h"
+
+#include "ir/Reduction.h"
+#include "ir/Simplify.h"
+
+namespace tk {
+using namespace ir;
+
+namespace {
+
+// Fold leading output dimensions into the parallel mapping until this many
+// tasks exist (when their extents are known): enough for the cores of a
+// typical machine without splitting the vectorizable inner dimension.
+constexpr int64_t kMinParallelTasks = 16;
+
+MStmtPtr mapFor(std::vector<std::string> vars, MappingAtom::Kind kind, std::vector<Expr> dims,
+                std::optional<WorkerKind> worker, MStmtPtr body, SourceLoc loc) {
+  auto s = std::make_shared<MStmt>();
+  s->kind = MStmt::Kind::MapFor;
+  s->loc = loc;
+  s->vars = std::move(vars);
+  MappingAtom atom;
+  atom.kind = kind;
+  atom.dims = std::move(dims);
+  atom.loc = loc;
+  s->mapping.atoms.push_back(std::move(atom));
+  s->worker = worker;
+  s->body = std::move(body);
+  return s;
+}
+
+// Wraps `body` in a repeat loop over vars[from, to) (nothing when empty).
+MStmtPtr repeatOver(const std::vector<IndexVar> &vars, size_t from, size_t to, MStmtPtr body, SourceLoc loc) {
+  if (from >= to) return body;
+  std::vector<std::string> names;
+  std::vector<Expr> dims;
+  for (size_t i = from; i < to; ++i) {
+    names.push_back(vars[i].name);
+    dims.push_back(vars[i].extent);
+  }
+  return mapFor(std::move(names), MappingAtom::Kind::Repeat, std::move(dims), std::nullopt, std::move(body), loc);
+}
+
+MStmtPtr store(const TensorPtr &t, std::vector<Expr> idx, Expr value, AccumOp accum, SourceLoc loc) {
+  auto s = std::make_shared<MStmt>();
+  s->kind = MStmt::Kind::Store;
+  s->loc = loc;
+  s->tensor = t;
+  s->indices = std::move(idx);
+  s->value = std::move(value);
+  s->accum = accum;
+  return s;
+}
+
+bool reads(const Expr &e, const TensorPtr &t) {
+  bool found = false;
+  visitExpr(e, [&](const Expr &n) { found |= n->kind == ExprKind::Load && n->tensor == t; });
+  return found;
+}
+
+// Index variables of the statement become loop variables of the kernel.
+std::vector<std::pair<std::string, Expr>> loopVars(const std::vector<IndexVar> &vars) {
+  std::vector<std::pair<std::string, Expr>> map;
+  for (const IndexVar &v : vars) map.push_back({v.name, var(v.name, VarKind::Loop, ScalarType::I64, v.loc)});
+  return map;
+}
+
+// How many leading dimensions the parallel mapping takes.
+size_t spatialDims(const std::vector<IndexVar> &vars, TargetFamily family) {
+  size_t s = 1;
+  if (family == TargetFamily::Sunway) return s;
+  int64_t tasks = 1, e;
+  while (s + 1 < vars.size() && isConstInt(simplify(vars[s - 1].extent), &e)) {
+    tasks *= e;
+    if (tasks >= kMinParallelTasks) break;
+    ++s;
+  }
+  return s;
+}
+
+MStmtPtr parallelOver(const std::vector<IndexVar> &vars, size_t s, TargetFamily family, MStmtPtr body,
+                      SourceLoc loc) {
+  std::vector<std::string> names;
+  std::vector<Expr> dims;
+  for (size_t i = 0; i < s; ++i) {
+    names.push_back(vars[i].name);
+    dims.push_back(vars[i].extent);
+  }
+  if (family == TargetFamily::Sunway) {
+    // Exactly 64 CPEs, each taking a contiguous chunk of the outer dimension.
+    auto m = mapFor(names, MappingAtom::Kind::Spatial, {intImm(64)}, WorkerKind::Cpes, std::move(body), loc);
+    MappingAtom chunk;
+    chunk.kind = MappingAtom::Kind::Repeat;
+    chunk.dims = {ceilDiv(dims[0], intImm(64))};
+    chunk.loc = loc;
+    m->mapping.atoms.push_back(std::move(chunk));
+    return m;
+  }
+  WorkerKind w = family == TargetFamily::Cuda ? WorkerKind::Blocks : WorkerKind::Cores;
+  return mapFor(std::move(names), MappingAtom::Kind::Spatial, std::move(dims), w, std::move(body), loc);
+}
+
+MStmtPtr scheduleAssign(const Assign &a, TargetFamily family) {
+  auto vmap = loopVars(a.vars);
+  std::vector<Expr> idx;
+  for (const auto &entry : vmap) idx.push_back(entry.second);
+  Expr value = substitute(a.value, vmap);
+  size_t rank = a.vars.size();
+  if (rank == 0) return store(a.target, {}, value, AccumOp::None, a.loc);
+  size_t s = spatialDims(a.vars, family);
+
+  bool accumulating = value->kind == ExprKind::Reduce && s < rank && !reads(value, a.target);
+  if (!accumulating) {
+    MStmtPtr st = store(a.target, idx, value, AccumOp::None, a.loc);
+    return parallelOver(a.vars, s, family, repeatOver(a.vars, s, rank, st, a.loc), a.loc);
+  }
+
+  // T[...] = identity; then for outer output dims, reduction vars, innermost
+  // output dim: T[...] op= body.
+  const std::vector<IndexVar> &rvars = value->rvars;
+  Expr body = substitute(value->args[0], loopVars(rvars));
+  Expr zero = reductionIdentity(value->reduceOp, a.target->dtype);
+  MStmtPtr init = repeatOver(a.vars, s, rank, store(a.target, idx, zero, AccumOp::None, a.loc), a.loc);
+  MStmtPtr update = store(a.target, idx, body, accumFor(value->reduceOp), a.loc);
+  update = repeatOver(a.vars, rank - 1, rank, update, a.loc);
+  update = repeatOver(rvars, 0, rvars.size(), update, value->loc.valid() ? value->loc : a.loc);
+  update = repeatOver(a.vars, s, rank - 1, update, a.loc);
+  return parallelOver(a.vars, s, family, mBlock({init, update}, a.loc), a.loc);
+}
+
+} // namespace
+
+KernelPtr defaultSchedule(const OpPtr &op, const TargetDesc &target) {
+  auto k = std::make_shared<Kernel>();
+  k->name = op->name;
+  k->op = op;
+  k->target = target.family;
+  k->loc = op->loc;
+  k->synthesized = true;
+  std::vector<MStmtPtr> stmts;
+  for (const TensorPtr &t : op->intermediates) {
+    auto alloc = std::make_shared<MStmt>();
+    alloc->kind = MStmt::Kind::Alloc;
+    alloc->tensor = t;
+    alloc->loc = t->loc;
+    stmts.push_back(alloc);
+  }
+  for (const Assign &a : op->body) stmts.push_back(scheduleAssign(a, target.family));
+  k->body = mBlock(std::move(stmts), op->loc);
+  return k;
+}
+
+} // namespace tk

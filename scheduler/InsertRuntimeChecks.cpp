@@ -1,0 +1,48 @@
+#include "scheduler/InsertRuntimeChecks.h"
+
+#include "ir/Simplify.h"
+
+namespace tk {
+using namespace ir;
+
+static void addCheck(std::vector<LStmtPtr> &out, const Expr &cond, int code, std::string message, SourceLoc loc) {
+  Expr c = simplify(cond);
+  if (c->kind == ExprKind::BoolImm && c->intValue) return;
+  auto s = std::make_shared<LStmt>();
+  s->kind = LStmt::Kind::Check;
+  s->loc = loc;
+  s->cond = c;
+  s->errorCode = code;
+  s->message = std::move(message);
+  out.push_back(s);
+}
+
+// Extents that are computed from symbols (not a symbol or constant alone)
+// can come out negative for bad arguments.
+static void extentChecks(std::vector<LStmtPtr> &out, const TensorPtr &t, const std::string &what) {
+  for (size_t d = 0; d < t->rank(); ++d) {
+    const Expr &e = t->shape[d];
+    if (e->kind == ExprKind::Var || e->kind == ExprKind::IntImm) continue;
+    addCheck(out, binary(BinOp::GE, e, intImm(0)), 1,
+             what + " " + t->name + " dimension " + std::to_string(d) + " extent " + printExpr(e) + " must be >= 0",
+             t->loc);
+  }
+}
+
+LoweredFunc insertRuntimeChecks(const LoweredFunc &f, const Kernel &k) {
+  std::vector<LStmtPtr> stmts;
+  for (const std::string &sym : f.op->symbols)
+    addCheck(stmts, binary(BinOp::GE, var(sym, VarKind::Symbol), intImm(0)), 1,
+             "shape symbol " + sym + " must be >= 0", f.op->loc);
+  for (const Constraint &c : f.op->where) addCheck(stmts, c.cond, 1, "where " + printExpr(c.cond), c.loc);
+  for (const TensorPtr &t : f.op->outputs) extentChecks(stmts, t, "output");
+  for (const TensorPtr &t : f.op->intermediates) extentChecks(stmts, t, "intermediate");
+  for (const Constraint &c : k.requires_) addCheck(stmts, c.cond, 2, "require " + printExpr(c.cond), c.loc);
+  if (stmts.empty()) return f;
+  LoweredFunc out = f;
+  stmts.push_back(f.body);
+  out.body = lBlock(std::move(stmts), f.loc);
+  return out;
+}
+
+} // namespace tk

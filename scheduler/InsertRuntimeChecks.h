@@ -1,0 +1,17 @@
+// InsertRuntimeChecks: argument checks at function entry (ABI status codes).
+#pragma once
+#include "scheduler/Pipeline.h"
+
+namespace tk {
+
+// Takes the lowered function of kernel `k`; returns it with Check
+// statements in front of its body, in this order:
+//   - each shape symbol >= 0                         -> status 1
+//   - each `where` constraint of the op              -> status 1
+//   - each derived output / intermediate extent >= 0 -> status 1
+//   - each `require` of the kernel left symbolic     -> status 2
+// (status 3, out of memory, is returned by the backend's global Alloc).
+// Conditions that simplify to true are omitted. See docs/abi.md.
+ir::LoweredFunc insertRuntimeChecks(const ir::LoweredFunc &f, const ir::Kernel &k);
+
+} // namespace tk

@@ -1,0 +1,152 @@
+#include "scheduler/LowerReductions.h"
+
+#include "ir/IRRewrite.h"
+#include "ir/Reduction.h"
+
+#include <set>
+
+namespace tk {
+using namespace ir;
+
+namespace {
+
+LStmtPtr lstmt(LStmt::Kind kind, SourceLoc loc) {
+  auto s = std::make_shared<LStmt>();
+  s->kind = kind;
+  s->loc = loc;
+  return s;
+}
+
+struct Pending {
+  TensorPtr acc;
+  Expr reduce; // the Reduce node, variables already renamed
+};
+
+struct Lowerer {
+  std::set<std::string> used; // every name in the function, for fresh accumulator names
+
+  std::string fresh(const std::string &base, const std::set<std::string> &avoid) {
+    std::string name = base;
+    for (int i = 1; used.count(name) || avoid.count(name); ++i) name = base + "_" + std::to_string(i);
+    used.insert(name);
+    return name;
+  }
+
+  // Replaces every outermost Reduce in `e` by a load of a new accumulator.
+  Expr extract(const Expr &e, const std::set<std::string> &scope, std::vector<Pending> &pending) {
+    if (!e) return e;
+    if (e->kind == ExprKind::Reduce) {
+      auto red = std::make_shared<ExprNode>(*e);
+      std::vector<std::pair<std::string, Expr>> renames;
+      for (IndexVar &v : red->rvars) {
+        if (!scope.count(v.name)) continue;
+        std::string n = fresh(v.name, scope);
+        renames.push_back({v.name, var(n, VarKind::Loop, ScalarType::I64, v.loc)});
+        v.name = n;
+      }
+      red->args[0] = substitute(e->args[0], renames);
+      auto acc = std::make_shared<TensorDecl>();
+      acc->name = fresh("acc", scope);
+      acc->dtype = e->type;
+      acc->scope = Scope::Register;
+      acc->role = TensorRole::Local;
+      acc->loc = e->loc;
+      pending.push_back({acc, red});
+      return load(acc, {}, nullptr, nullptr, e->loc);
+    }
+    bool changed = false;
+    auto n = std::make_shared<ExprNode>(*e);
+    for (Expr &a : n->args) {
+      Expr x = extract(a, scope, pending);
+      changed |= x != a;
+      a = x;
+    }
+    for (Expr *p : {&n->pad, &n->pred}) {
+      Expr x = extract(*p, scope, pending);
+      changed |= x != *p;
+      *p = x;
+    }
+    return changed ? n : e;
+  }
+
+  // acc = identity; for (rvars) { acc = acc op body }  (body lowered recursively)
+  void compute(const Pending &p, const std::set<std::string> &scope, std::vector<LStmtPtr> &out) {
+    const Expr &r = p.reduce;
+    auto init = lstmt(LStmt::Kind::Store, r->loc);
+    init->tensor = p.acc;
+    init->value = reductionIdentity(r->reduceOp, p.acc->dtype);
+    auto update = lstmt(LStmt::Kind::Store, r->loc);
+    update->tensor = p.acc;
+    update->value = reductionCombine(r->reduceOp, load(p.acc, {}), r->args[0]);
+    std::set<std::string> inner = scope;
+    for (const IndexVar &v : r->rvars) inner.insert(v.name);
+    LStmtPtr body = lower(update, inner);
+    for (size_t i = r->rvars.size(); i-- > 0;) {
+      auto loop = lstmt(LStmt::Kind::For, r->loc);
+      loop->var = r->rvars[i].name;
+      loop->min = intImm(0);
+      loop->extent = r->rvars[i].extent;
+      loop->body = body;
+      body = loop;
+    }
+    out.push_back(init);
+    out.push_back(body);
+  }
+
+  // Hoists the reductions of `s`'s own expressions in front of it.
+  LStmtPtr hoist(LStmtPtr s, const std::set<std::string> &scope) {
+    std::vector<Pending> pending;
+    auto ex = [&](Expr &e) { e = extract(e, scope, pending); };
+    for (Expr &i : s->indices) ex(i);
+    ex(s->value);
+    ex(s->pred);
+    ex(s->cond);
+    ex(s->min);
+    ex(s->extent);
+    if (pending.empty()) return s;
+    std::vector<LStmtPtr> seq;
+    for (const Pending &p : pending) compute(p, scope, seq);
+    seq.push_back(s);
+    LStmtPtr out = lBlock(std::move(seq), s->loc);
+    for (size_t i = pending.size(); i-- > 0;) {
+      auto alloc = lstmt(LStmt::Kind::Alloc, s->loc);
+      alloc->tensor = pending[i].acc;
+      alloc->body = out;
+      out = alloc;
+    }
+    return out;
+  }
+
+  LStmtPtr lower(const LStmtPtr &s, const std::set<std::string> &scope) {
+    if (!s) return s;
+    auto n = std::make_shared<LStmt>(*s);
+    std::set<std::string> inner = scope;
+    if (s->kind == LStmt::Kind::For || s->kind == LStmt::Kind::Let) inner.insert(s->var);
+    for (LStmtPtr &c : n->stmts) c = lower(c, scope);
+    n->body = lower(s->body, inner);
+    n->thenS = lower(s->thenS, scope);
+    n->elseS = lower(s->elseS, scope);
+    return hoist(n, scope);
+  }
+};
+
+} // namespace
+
+LoweredFunc lowerReductions(const LoweredFunc &f) {
+  Lowerer l;
+  for (const std::string &s : f.op->symbols) l.used.insert(s);
+  for (const Param &p : f.op->inputs) l.used.insert(p.name);
+  for (const TensorPtr &t : f.op->outputs) l.used.insert(t->name);
+  visitLStmt(f.body, [&](const LStmt &s) {
+    if (s.kind == LStmt::Kind::For || s.kind == LStmt::Kind::Let) l.used.insert(s.var);
+    if (s.kind == LStmt::Kind::Alloc) l.used.insert(s.tensor->name);
+  });
+  std::set<std::string> scope(f.op->symbols.begin(), f.op->symbols.end());
+  for (const Param &p : f.op->inputs)
+    if (p.isScalar()) scope.insert(p.name);
+  LoweredFunc out = f;
+  out.body = l.lower(f.body, scope);
+  return out;
+}
+
+} // namespace tk

@@ -1,0 +1,156 @@
+#include "scheduler/LowerTaskMappings.h"
+
+#include "ir/IRRewrite.h"
+#include "ir/Reduction.h"
+#include "ir/Simplify.h"
+#include "ir/TaskMapping.h"
+
+#include <set>
+
+namespace tk {
+using namespace ir;
+
+namespace {
+
+LStmtPtr lstmt(LStmt::Kind kind, SourceLoc loc) {
+  auto s = std::make_shared<LStmt>();
+  s->kind = kind;
+  s->loc = loc;
+  return s;
+}
+
+LStmtPtr forLoop(std::string v, Expr min, Expr extent, ForKind kind, LStmtPtr body, SourceLoc loc) {
+  auto s = lstmt(LStmt::Kind::For, loc);
+  s->var = std::move(v);
+  s->min = std::move(min);
+  s->extent = std::move(extent);
+  s->forKind = kind;
+  s->body = std::move(body);
+  return s;
+}
+
+struct Lowerer {
+  std::set<std::string> used; // every name bound in the kernel, for fresh names
+
+  std::string fresh(const std::string &base) {
+    std::string name = base;
+    for (int i = 1; used.count(name); ++i) name = base + "_" + std::to_string(i);
+    used.insert(name);
+    return name;
+  }
+
+  LStmtPtr mapFor(const MStmt &s) {
+    const TaskMapping &m = s.mapping;
+    bool single = m.atoms.size() == 1;
+    bool hasSpatial = false;
+    for (const MappingAtom &a : m.atoms) hasSpatial |= a.kind == MappingAtom::Kind::Spatial;
+    // A lone rank-1 spatial factor: the worker id is the mapping variable.
+    bool direct = single && hasSpatial && s.vars.size() == 1;
+    std::string wname;
+    if (hasSpatial) {
+      std::string base = "w";
+      for (const std::string &v : s.vars) base += "_" + v;
+      wname = direct ? s.vars[0] : fresh(base);
+    }
+    MappingTasks tasks = mappingTasks(m, var(wname, VarKind::Loop), [&](size_t, size_t d) {
+      return single ? s.vars[d] : fresh(s.vars[d]);
+    });
+
+    // Repeat dimensions of extent 1 (`spatial(M, 1) * repeat(1, K)`) need
+    // no loop: their coordinate is 0.
+    std::vector<std::pair<std::string, Expr>> unit;
+    for (auto it = tasks.loops.begin(); it != tasks.loops.end();) {
+      if (!provablyEquals(it->extent, 1)) {
+        ++it;
+        continue;
+      }
+      unit.push_back({it->var, intImm(0)});
+      it = tasks.loops.erase(it);
+    }
+    if (!unit.empty())
+      for (Expr &c : tasks.coords) c = simplify(substitute(c, unit));
+
+    LStmtPtr body = lower(s.body);
+    for (size_t d = s.vars.size(); d-- > 0;) {
+      const Expr &c = tasks.coords[d];
+      if (c->kind == ExprKind::Var && c->name == s.vars[d]) continue;
+      auto let = lstmt(LStmt::Kind::Let, s.loc);
+      let->var = s.vars[d];
+      let->value = c;
+      let->body = body;
+      body = let;
+    }
+    for (size_t i = tasks.loops.size(); i-- > 0;)
+      body = forLoop(tasks.loops[i].var, intImm(0), simplify(tasks.loops[i].extent), ForKind::Serial, body, s.loc);
+    if (!hasSpatial || !s.worker) return body;
+    bool lanes = *s.worker == WorkerKind::Lanes;
+    auto loop = forLoop(wname, intImm(0), m.numWorkers(), lanes ? ForKind::Vectorized : ForKind::Parallel, body, s.loc);
+    if (!lanes) loop->worker = s.worker;
+    return loop;
+  }
+
+  // Statements of a block; an Alloc scopes the rest of its block.
+  LStmtPtr block(const std::vector<MStmtPtr> &stmts, size_t from, SourceLoc loc) {
+    std::vector<LStmtPtr> out;
+    for (size_t i = from; i < stmts.size(); ++i) {
+      if (stmts[i]->kind == MStmt::Kind::Alloc) {
+        auto alloc = lstmt(LStmt::Kind::Alloc, stmts[i]->loc);
+        alloc->tensor = stmts[i]->tensor;
+        alloc->body = block(stmts, i + 1, loc);
+        out.push_back(alloc);
+        break;
+      }
+      out.push_back(lower(stmts[i]));
+    }
+    return out.size() == 1 ? out[0] : lBlock(std::move(out), loc);
+  }
+
+  LStmtPtr lower(const MStmtPtr &s) {
+    switch (s->kind) {
+    case MStmt::Kind::Block: return block(s->stmts, 0, s->loc);
+    case MStmt::Kind::MapFor: return mapFor(*s);
+    case MStmt::Kind::SeqFor:
+      return forLoop(s->var, s->begin, simplify(sub(s->end, s->begin)), ForKind::Serial, lower(s->body), s->loc);
+    case MStmt::Kind::Alloc: return block({s}, 0, s->loc);
+    case MStmt::Kind::Store: {
+      auto st = lstmt(LStmt::Kind::Store, s->loc);
+      st->tensor = s->tensor;
+      st->indices = s->indices;
+      st->value = accumulate(s->accum, load(s->tensor, s->indices, nullptr, nullptr, s->loc), s->value);
+      return st;
+    }
+    case MStmt::Kind::Sync: return lstmt(LStmt::Kind::Barrier, s->loc);
+    case MStmt::Kind::If: {
+      auto st = lstmt(LStmt::Kind::If, s->loc);
+      st->cond = s->cond;
+      st->thenS = lower(s->thenS);
+      st->elseS = s->elseS ? lower(s->elseS) : nullptr;
+      return st;
+    }
+    }
+    return lBlock({}, s->loc);
+  }
+};
+
+} // namespace
+
+LoweredFunc lowerTaskMappings(const Kernel &k, const std::string &symbol, const TargetDesc &target) {
+  Lowerer l;
+  for (const std::string &s : k.op->symbols) l.used.insert(s);
+  for (const Param &p : k.op->inputs) l.used.insert(p.name);
+  for (const TensorPtr &t : k.op->outputs) l.used.insert(t->name);
+  visitMStmt(k.body, [&](const MStmt &s) {
+    for (const std::string &v : s.vars) l.used.insert(v);
+    if (s.kind == MStmt::Kind::SeqFor) l.used.insert(s.var);
+    if (s.kind == MStmt::Kind::Alloc) l.used.insert(s.tensor->name);
+  });
+  LoweredFunc f;
+  f.name = symbol;
+  f.op = k.op;
+  f.target = target.family;
+  f.loc = k.loc;
+  f.body = rewriteLStmt(l.lower(k.body), [](const Expr &e) { return simplify(e); });
+  return f;
+}
+
+} // namespace tk

@@ -1,0 +1,102 @@
+// The scheduling pipeline, pass by pass. Verifiers run between passes so a
+// pass that breaks an invariant is caught where it happens, not in the
+// backend.
+#include "scheduler/Pipeline.h"
+
+#include "ir/VerifyLoopIR.h"
+#include "ir/VerifyMappingIR.h"
+#include "ir/VerifyTensorIR.h"
+#include "scheduler/CheckHoles.h"
+#include "scheduler/CheckTaskMappings.h"
+#include "scheduler/DefaultSchedule.h"
+#include "scheduler/InsertRuntimeChecks.h"
+#include "scheduler/LowerReductions.h"
+#include "scheduler/LowerTaskMappings.h"
+#include "scheduler/PredicateAccesses.h"
+
+#include <map>
+#include <ostream>
+#include <set>
+
+namespace tk {
+using namespace ir;
+
+namespace {
+
+class Run {
+public:
+  Run(const PipelineOptions &opts, DiagEngine &diags) : opts_(opts), diags_(diags) {}
+
+  // The checked kernel of an export (its own, or the op's default
+  // schedule); null when checking reported errors. Each kernel is scheduled
+  // once even when several exports use it.
+  KernelPtr schedule(const Export &e) {
+    const void *key = e.kernel ? static_cast<const void *>(e.kernel.get()) : e.op.get();
+    auto it = done_.find(key);
+    if (it != done_.end()) return it->second;
+    KernelPtr &slot = done_[key];
+    if (verifiedOps_.insert(e.op.get()).second) verifyTensorIR(*e.op);
+    KernelPtr k = e.kernel;
+    if (!k) {
+      k = defaultSchedule(e.op, opts_.target);
+      dump("DefaultSchedule", k->name, printKernel(*k));
+    }
+    verifyMappingIR(*k, false);
+    KernelPtr filled = checkHoles(*k, diags_);
+    if (!filled) return slot = nullptr;
+    dump("CheckHoles", k->name, printKernel(*filled));
+    verifyMappingIR(*filled, true);
+    if (!checkTaskMappings(*filled, diags_)) return slot = nullptr;
+    return slot = filled;
+  }
+
+  std::optional<LoweredFunc> lower(const Export &e) {
+    KernelPtr k = schedule(e);
+    if (!k) return std::nullopt;
+    LoweredFunc f = lowerTaskMappings(*k, e.symbol, opts_.target);
+    step("LowerTaskMappings", f, false);
+    f = lowerReductions(f);
+    step("LowerReductions", f, true);
+    f = predicateAccesses(f);
+    step("PredicateAccesses", f, true);
+    f = insertRuntimeChecks(f, *k);
+    step("InsertRuntimeChecks", f, true);
+    return f;
+  }
+
+private:
+  void step(const char *pass, const LoweredFunc &f, bool reductionsLowered) {
+    dump(pass, f.name, printLoweredFunc(f));
+    verifyLoopIR(f, reductionsLowered);
+  }
+
+  void dump(const char *pass, const std::string &name, const std::string &text) {
+    if (opts_.dumpAfterEachPass) *opts_.dumpAfterEachPass << "// ---- after " << pass << ": " << name << " ----\n" << text;
+  }
+
+  const PipelineOptions &opts_;
+  DiagEngine &diags_;
+  std::map<const void *, KernelPtr> done_;
+  std::set<const Op *> verifiedOps_;
+};
+
+} // namespace
+
+std::vector<KernelPtr> scheduleModule(const Module &m, const PipelineOptions &opts, DiagEngine &diags) {
+  Run run(opts, diags);
+  std::vector<KernelPtr> out;
+  std::set<const Kernel *> seen;
+  for (const Export &e : m.exports)
+    if (KernelPtr k = run.schedule(e); k && seen.insert(k.get()).second) out.push_back(k);
+  return out;
+}
+
+std::vector<LoweredFunc> lowerModule(const Module &m, const PipelineOptions &opts, DiagEngine &diags) {
+  Run run(opts, diags);
+  std::vector<LoweredFunc> out;
+  for (const Export &e : m.exports)
+    if (auto f = run.lower(e)) out.push_back(std::move(*f));
+  return out;
+}
+
+} // namespace tk

@@ -1,0 +1,206 @@
+#include "scheduler/PredicateAccesses.h"
+
+#include "ir/IRRewrite.h"
+#include "ir/Simplify.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace tk {
+using namespace ir;
+
+namespace {
+
+Expr zeroOf(ScalarType t) {
+  if (t == ScalarType::Bool) return boolImm(false);
+  return isFloat(t) ? floatImm(0, t) : intImm(0, t);
+}
+
+Expr conj(Expr a, Expr b) {
+  if (!a) return b;
+  if (!b) return a;
+  return binary(BinOp::And, std::move(a), std::move(b));
+}
+
+struct Guards {
+  VarBounds bounds;                   // constant ranges of loop / let variables
+  std::map<std::string, Expr> extent; // variables in [0, extent): loops from 0, lets of x % E or of such a variable
+  std::set<std::string> nonNegative;  // loop variables starting at >= 0
+  // Lets v = x / D with x in [0, extent[x]): v < X when extent[x] is X * D.
+  std::map<std::string, std::pair<Expr, Expr>> quotient; // v -> (extent of x, D)
+};
+
+// A product as its constant factor and its other factors (by text, sorted),
+// so that `M * 4`, `4 * M` and `(A * B) * C` vs `A * (C * B)` compare equal.
+void productFactors(const Expr &e, int64_t &c, std::vector<std::string> &atoms) {
+  int64_t v;
+  if (e->kind == ExprKind::Binary && e->binOp == BinOp::Mul) {
+    productFactors(e->args[0], c, atoms);
+    productFactors(e->args[1], c, atoms);
+  } else if (isConstInt(e, &v)) {
+    c *= v;
+  } else {
+    atoms.push_back(printExpr(e));
+  }
+}
+
+bool sameProduct(const Expr &a, const Expr &b) {
+  int64_t ca = 1, cb = 1;
+  std::vector<std::string> fa, fb;
+  productFactors(simplify(a), ca, fa);
+  productFactors(simplify(b), cb, fb);
+  std::sort(fa.begin(), fa.end());
+  std::sort(fb.begin(), fb.end());
+  return ca == cb && fa == fb;
+}
+
+bool guarded(const TensorPtr &t) { return t && t->role != TensorRole::Local; }
+
+// e >= 0 by its structure: constants, loop variables starting at >= 0,
+// shape symbols (InsertRuntimeChecks rejects negative ones at entry), and
+// sums, products, floor divisions and modulos of such values.
+bool provablyNonNegative(const Expr &e, const Guards &sc) {
+  if (auto b = constBounds(e, &sc.bounds)) return b->first >= 0;
+  switch (e->kind) {
+  case ExprKind::Var: return sc.nonNegative.count(e->name) > 0;
+  case ExprKind::Cast: return provablyNonNegative(e->args[0], sc);
+  case ExprKind::Binary: break;
+  default: return false;
+  }
+  const Expr &a = e->args[0], &b = e->args[1];
+  switch (e->binOp) {
+  case BinOp::Add:
+  case BinOp::Mul:
+  case BinOp::Div:
+  case BinOp::Mod:
+  case BinOp::CDiv:
+  case BinOp::Min: return provablyNonNegative(a, sc) && provablyNonNegative(b, sc);
+  case BinOp::Max: return provablyNonNegative(a, sc) || provablyNonNegative(b, sc);
+  case BinOp::Sub: {
+    LinearForm f = linearize(e);
+    if (f.constant < 0) return false;
+    for (const auto &[atom, coef] : f.terms)
+      if (coef < 0 || !provablyNonNegative(atom, sc)) return false;
+    return true;
+  }
+  default: return false;
+  }
+}
+
+Expr guard(const TensorDecl &t, const std::vector<Expr> &indices, const Guards &sc) {
+  Expr g;
+  for (size_t d = 0; d < indices.size() && d < t.rank(); ++d) {
+    const Expr &idx = indices[d];
+    Expr X = simplify(t.shape[d]);
+    if (!provablyNonNegative(idx, sc)) g = conj(g, binary(BinOp::LE, intImm(0), idx));
+    bool below = false;
+    if (idx->kind == ExprKind::Var) {
+      auto it = sc.extent.find(idx->name);
+      below = it != sc.extent.end() && sameExpr(simplify(it->second), X);
+      auto q = sc.quotient.find(idx->name);
+      below |= q != sc.quotient.end() && sameProduct(q->second.first, mul(X, q->second.second));
+    }
+    int64_t x;
+    auto b = constBounds(idx, &sc.bounds);
+    below |= b && isConstInt(X, &x) && b->second < x;
+    if (!below) g = conj(g, binary(BinOp::LT, idx, X));
+  }
+  return g ? simplify(g, &sc.bounds) : g;
+}
+
+Expr predicateLoads(const Expr &e, const Guards &sc) {
+  return transformExpr(e, [&](const Expr &n) -> Expr {
+    if (n->kind != ExprKind::Load || !guarded(n->tensor)) return n;
+    Expr g = guard(*n->tensor, n->args, sc);
+    if (!g || (g->kind == ExprKind::BoolImm && g->intValue)) return n;
+    auto m = std::make_shared<ExprNode>(*n);
+    m->pred = conj(n->pred, g);
+    if (!m->pad) m->pad = zeroOf(n->type);
+    return m;
+  });
+}
+
+LStmtPtr predicate(const LStmtPtr &s, const Guards &sc) {
+  if (!s) return s;
+  auto n = std::make_shared<LStmt>(*s);
+  auto ex = [&](Expr &e) {
+    if (e) e = predicateLoads(e, sc);
+  };
+  for (Expr &i : n->indices) ex(i);
+  ex(n->value);
+  ex(n->pred);
+  ex(n->cond);
+  ex(n->min);
+  ex(n->extent);
+  for (LStmtPtr &c : n->stmts) c = predicate(c, sc);
+  Guards inner = sc;
+  if (s->kind == LStmt::Kind::For || s->kind == LStmt::Kind::Let) {
+    inner.extent.erase(s->var);
+    inner.bounds.erase(s->var);
+    inner.nonNegative.erase(s->var);
+    inner.quotient.erase(s->var);
+  }
+  if (s->kind == LStmt::Kind::For) {
+    int64_t lo, ext;
+    if (isConstInt(s->min, &lo) && lo == 0) inner.extent[s->var] = s->extent;
+    if (provablyNonNegative(s->min, sc)) inner.nonNegative.insert(s->var);
+    if (isConstInt(s->min, &lo) && isConstInt(simplify(s->extent), &ext) && ext > 0)
+      inner.bounds[s->var] = {lo, lo + ext - 1};
+  }
+  if (s->kind == LStmt::Kind::Let) {
+    // The coordinates LowerTaskMappings binds: an alias of a loop variable,
+    // x % E (in [0, E) for E > 0; E == 0 would already fault) and x / D for
+    // x in [0, X * D).
+    const Expr &v = s->value;
+    if (v->kind == ExprKind::Var) {
+      if (auto it = sc.extent.find(v->name); it != sc.extent.end()) inner.extent[s->var] = it->second;
+      if (auto it = sc.quotient.find(v->name); it != sc.quotient.end()) inner.quotient[s->var] = it->second;
+    } else if (v->kind == ExprKind::Binary && v->binOp == BinOp::Mod && provablyNonNegative(v->args[1], sc)) {
+      inner.extent[s->var] = v->args[1];
+    } else if (v->kind == ExprKind::Binary && v->binOp == BinOp::Div && v->args[0]->kind == ExprKind::Var &&
+               provablyNonNegative(v->args[1], sc)) {
+      if (auto it = sc.extent.find(v->args[0]->name); it != sc.extent.end())
+        inner.quotient[s->var] = {it->second, v->args[1]};
+    }
+    if (auto b = constBounds(s->value, &sc.bounds)) inner.bounds[s->var] = *b;
+    if (provablyNonNegative(s->value, sc)) inner.nonNegative.insert(s->var);
+  }
+  n->body = predicate(s->body, inner);
+  n->thenS = predicate(s->thenS, sc);
+  n->elseS = predicate(s->elseS, sc);
+  if (s->kind == LStmt::Kind::Store && guarded(s->tensor)) n->pred = conj(n->pred, guard(*s->tensor, n->indices, sc));
+  if (n->pred && n->pred->kind == ExprKind::BoolImm && n->pred->intValue) n->pred = nullptr;
+  return n;
+}
+
+// Integer scalar parameters that a `where` clause bounds below by zero or
+// more (`stride >= 1`, `pad >= 0`, also inside `&&`): InsertRuntimeChecks
+// rejects other values at entry, before any access runs.
+void whereNonNegative(const Expr &c, std::set<std::string> &out) {
+  if (c->kind != ExprKind::Binary) return;
+  if (c->binOp == BinOp::And) {
+    whereNonNegative(c->args[0], out);
+    whereNonNegative(c->args[1], out);
+    return;
+  }
+  int64_t v;
+  const Expr &a = c->args[0], &b = c->args[1];
+  if (c->binOp == BinOp::GE && a->kind == ExprKind::Var && isConstInt(b, &v) && v >= 0) out.insert(a->name);
+  if (c->binOp == BinOp::GT && a->kind == ExprKind::Var && isConstInt(b, &v) && v >= -1) out.insert(a->name);
+  if (c->binOp == BinOp::LE && b->kind == ExprKind::Var && isConstInt(a, &v) && v >= 0) out.insert(b->name);
+  if (c->binOp == BinOp::LT && b->kind == ExprKind::Var && isConstInt(a, &v) && v >= -1) out.insert(b->name);
+}
+
+} // namespace
+
+LoweredFunc predicateAccesses(const LoweredFunc &f) {
+  Guards sc;
+  sc.nonNegative.insert(f.op->symbols.begin(), f.op->symbols.end());
+  for (const Constraint &c : f.op->where) whereNonNegative(c.cond, sc.nonNegative);
+  LoweredFunc out = f;
+  out.body = predicate(f.body, sc);
+  return out;
+}
+
+} // namespace tk

@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# tkc command-line tests. Usage: driver_cli.sh CASE TKC LIBTKRT
+# Each case works in a fresh temporary directory whose name contains a
+# space and a '$' (paths like that must survive depfiles and quoting).
+set -u
+CASE=$1 TKC=$2 RT=$3
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+DIR="$WORK/my dir\$x"
+mkdir -p "$DIR/inc"
+cd "$DIR" || exit 1
+
+fail() { echo "FAIL($CASE): $*" >&2; exit 1; }
+expect_rc() { # expect_rc WANT CMD...
+  local want=$1; shift
+  "$@" >out.txt 2>err.txt
+  local rc=$?
+  [ "$rc" -eq "$want" ] || { cat err.txt >&2; fail "'$*' exited $rc, expected $want"; }
+}
+
+cat > inc/scale.tk <<'TK'
+op scale(X: f32[N], alpha: f32) -> Y: f32[N] {
+  Y[i] = X[i] * alpha;
+}
+TK
+cat > add.tk <<'TK'
+import "scale.tk";
+export scale;
+op add(A: f32[N], B: f32[N]) -> C: f32[N] {
+  C[i] = A[i] + B[i];
+}
+TK
+cat > mul.tk <<'TK'
+op mul(A: f32[N], B: f32[N]) -> C: f32[N] {
+  C[i] = A[i] * B[i];
+}
+TK
+printf 'op bad(A: f32[N]) -> C: f32[N] {\n  C[i] = A[j];\n}\n' > bad.tk
+
+case $CASE in
+exit_codes)
+  expect_rc 0 "$TKC" add.tk -I inc --target=x86_64
+  [ -s add.o ] || fail "add.o not written by default"
+  expect_rc 1 "$TKC" bad.tk
+  grep -q '^bad.tk:2:12: error: ' err.txt || fail "no located diagnostic"
+  expect_rc 2 "$TKC" --frobnicate add.tk
+  grep -q "^tkc: error: unknown argument '--frobnicate'" err.txt || fail "bad unknown-flag message"
+  expect_rc 2 "$TKC"
+  grep -q '^tkc: error: no input file' err.txt || fail "bad missing-input message"
+  expect_rc 2 "$TKC" add.tk --emit=bogus
+  expect_rc 2 "$TKC" add.tk -O7
+  expect_rc 2 "$TKC" add.tk --target=riscv
+  expect_rc 2 "$TKC" add.tk --target=cuda-sm80
+  grep -q 'CUDA backend' err.txt || fail "cuda target message"
+  expect_rc 2 "$TKC" add.tk --emit=ptx
+  grep -q 'not available in this build' err.txt || fail "ptx message"
+  expect_rc 2 "$TKC" add.tk --emit=sunway
+  expect_rc 1 "$TKC" missing.tk
+  ;;
+version)
+  expect_rc 0 "$TKC" --version
+  head -n1 out.txt | grep -Eq '^tkc 0\.1\.0 \(LLVM 19\.1\.[0-9]+\)$' || fail "first line: $(head -n1 out.txt)"
+  expect_rc 0 "$TKC" --help
+  grep -q -- '--emit=KIND' out.txt || fail "help text"
+  ;;
+depfile)
+  expect_rc 0 "$TKC" add.tk -I inc -o "out #1.o" -MD
+  [ -f "out #1.d" ] || fail "default depfile name"
+  want=$(printf '%s\n' 'out\ \#1.o: \' "  add.tk \\" '  inc/scale.tk')
+  [ "$(cat "out #1.d")" = "$want" ] || fail "depfile content: $(cat "out #1.d")"
+  expect_rc 0 "$TKC" "$DIR/add.tk" -I "$DIR/inc" -o x.o -MD -MF deps.d -MT 'tgt$1'
+  esc=$(printf '%s' "$DIR" | sed -e 's/\$/$$/g' -e 's/ /\\ /g')
+  want=$(printf '%s\n' 'tgt$$1: \' "  $esc/add.tk \\" "  $esc/inc/scale.tk")
+  [ "$(cat deps.d)" = "$want" ] || fail "escaped depfile: $(cat deps.d) != $want"
+  rm -f bad.d
+  expect_rc 1 "$TKC" bad.tk -MD -MF bad.d
+  [ ! -e bad.d ] || fail "depfile written on failure"
+  ;;
+response_file)
+  printf -- '-I inc\n"--target=x86_64" @nested.rsp\n' > args.rsp
+  printf -- "-o 'from rsp.o' --emit=obj\n" > nested.rsp
+  expect_rc 0 "$TKC" @args.rsp add.tk
+  [ -s "from rsp.o" ] || fail "response file options ignored"
+  printf -- '@self.rsp\n' > self.rsp
+  expect_rc 2 "$TKC" @self.rsp add.tk
+  grep -q 'nested' err.txt || fail "recursion message"
+  expect_rc 2 "$TKC" @nope.rsp
+  ;;
+unchanged_output)
+  expect_rc 0 "$TKC" add.tk -I inc -o k.o --target=x86_64
+  touch -d '2001-01-01 00:00:00' k.o
+  before=$(stat -c %Y k.o)
+  expect_rc 0 "$TKC" add.tk -I inc -o k.o --target=x86_64
+  [ "$(stat -c %Y k.o)" = "$before" ] || fail "unchanged output was rewritten"
+  expect_rc 0 "$TKC" add.tk -I inc -o k.o --target=x86_64 -O0
+  [ "$(stat -c %Y k.o)" != "$before" ] || fail "changed output not rewritten"
+  ls k.o.tmp.* >/dev/null 2>&1 && fail "temporary file left behind"
+  ;;
+reproducible)
+  for e in obj asm llvm header loop; do
+    expect_rc 0 "$TKC" add.tk -I inc --emit=$e -o a.$e --target=x86_64-avx2
+    # Same file compiled again from another directory.
+    mkdir -p other && cp add.tk other/ && (cd other && "$TKC" add.tk -I ../inc --emit=$e -o a.$e --target=x86_64-avx2) \
+      || fail "second compile"
+    cmp -s a.$e other/a.$e || fail "--emit=$e differs between runs"
+  done
+  ;;
+header_c_cxx)
+  expect_rc 0 "$TKC" add.tk -I inc --emit=header
+  expect_rc 0 "$TKC" mul.tk --emit=header
+  expect_rc 0 "$TKC" add.tk -I inc --target=x86_64
+  expect_rc 0 "$TKC" mul.tk --target=x86_64
+  grep -q '^int add(const float \*A, const float \*B, float \*C, int64_t N);' add.h || fail "add prototype"
+  cat > use.c <<'C'
+#include "add.h"
+#include "mul.h"
+#include <stdio.h>
+int main(void) {
+  float a[3] = {1, 2, 3}, b[3] = {4, 5, 6}, c[3], d[3];
+  if (add(a, b, c, 3) != TK_STATUS_OK || mul(a, b, d, 3) != 0 || scale(a, 2.0f, b, 3) != 0) return 1;
+  printf("%g %g %g\n", c[2], d[2], b[1]);
+  return 0;
+}
+C
+  cp use.c use.cpp
+  cc -std=c99 -Wall -Werror use.c add.o mul.o "$RT" -lm -lpthread -o use_c || fail "C build"
+  c++ -Wall -Werror use.cpp add.o mul.o "$RT" -lm -lpthread -o use_cpp || fail "C++ build"
+  [ "$(./use_c)" = "9 18 4" ] || fail "C run: $(./use_c)"
+  [ "$(./use_cpp)" = "9 18 4" ] || fail "C++ run"
+  ;;
+json_diagnostics)
+  expect_rc 1 "$TKC" bad.tk --diagnostics-format=json
+  python3 - err.txt <<'PY' || fail "json diagnostics do not parse"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d[0]["severity"] == "error" and d[0]["line"] == 2 and d[0]["column"] == 12, d
+PY
+  ;;
+color)
+  ESC=$(printf '\033')
+  NO_COLOR= expect_rc 1 "$TKC" bad.tk --color=always
+  grep -q "$ESC\[" err.txt || fail "--color=always without escapes"
+  expect_rc 1 "$TKC" bad.tk --color=never
+  grep -q "$ESC" err.txt && fail "--color=never with escapes"
+  # auto: stderr is a file here, so no colour; NO_COLOR must not matter then either.
+  NO_COLOR=1 expect_rc 1 "$TKC" bad.tk
+  grep -q "$ESC" err.txt && fail "auto colour with NO_COLOR"
+  if command -v script >/dev/null; then
+    NO_COLOR=1 script -qec "$TKC bad.tk" /dev/null > tty.txt
+    grep -q "$ESC\[1;31m" tty.txt && fail "NO_COLOR ignored on a terminal"
+    NO_COLOR= script -qec "$TKC bad.tk" /dev/null > tty.txt
+    grep -q "$ESC\[" tty.txt || fail "no colour on a terminal"
+  fi
+  ;;
+stdout_output)
+  expect_rc 0 "$TKC" add.tk -I inc --emit=llvm -o -
+  grep -q 'define i32 @add' out.txt || fail "llvm to stdout"
+  expect_rc 0 "$TKC" add.tk -I inc --emit=tensor
+  grep -q 'add' out.txt || fail "tensor dump to stdout"
+  ;;
+*) fail "unknown case" ;;
+esac
+echo "ok: $CASE"

@@ -1,0 +1,226 @@
+// tk_difftest: differential test of one exported function of a .tk file.
+// Compiles the file with bin/tkc, loads it, calls the function on random
+// shapes and inputs and compares every output with the reference
+// interpreter evaluating the op's tensor IR (so a user kernel — a schedule —
+// is tested against its unscheduled definition). Also checks that inputs and
+// the memory around every buffer are left untouched, and that a violated
+// `where` constraint or a negative derived extent returns status 1.
+//
+//   tk_difftest [--tkc PATH] [--libdir DIR] [--stdlib DIR] [--work DIR]
+//               [--seed N] [--trials N] [--budget N] FILE SYMBOL
+//
+// Exit status: 0 = every check passed, 1 = a check failed, 2 = setup failed
+// (usage, frontend or compile error, missing symbol).
+#include "frontend/Frontend.h"
+#include "tests/e2e/Compare.h"
+#include "tests/e2e/NativeOp.h"
+#include "tests/e2e/ShapeSampler.h"
+
+#include <iostream>
+#include <random>
+
+using namespace tk;
+
+namespace {
+
+struct Options {
+  std::string file, symbol;
+  e2e::CompileConfig compile;
+  std::string stdlibDir = TK_SOURCE_STDLIB_DIR;
+  uint64_t seed = 1;
+  int randomTrials = 4;
+  double budget = 1e5;
+};
+
+bool parseOptions(int argc, char **argv, Options &o) {
+  o.compile.tkc = TK_DIFFTEST_TKC;
+  o.compile.runtimeLibDir = TK_DIFFTEST_LIBDIR;
+  o.compile.workDir = "difftest-work";
+  o.compile.tkcFlags = {"-O2", "--target=host"};
+  std::vector<std::string> positional;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (a == "--tkc") o.compile.tkc = value();
+    else if (a == "--libdir") o.compile.runtimeLibDir = value();
+    else if (a == "--stdlib") o.stdlibDir = value();
+    else if (a == "--work") o.compile.workDir = value();
+    else if (a == "--seed") o.seed = std::stoull(value());
+    else if (a == "--trials") o.randomTrials = std::stoi(value());
+    else if (a == "--budget") o.budget = std::stod(value());
+    else if (!a.empty() && a[0] == '-') return false;
+    else positional.push_back(a);
+  }
+  if (positional.size() != 2) return false;
+  o.file = positional[0];
+  o.symbol = positional[1];
+  o.compile.tkcFlags.push_back("--stdlib=" + o.stdlibDir);
+  return true;
+}
+
+std::vector<double> randomValues(ir::ScalarType t, size_t n, std::mt19937_64 &rng) {
+  std::vector<double> v(n);
+  std::uniform_real_distribution<double> real(-1, 1);
+  std::uniform_int_distribution<int> integer(-10, 10);
+  for (double &x : v) x = ir::isFloat(t) ? real(rng) : t == ir::ScalarType::Bool ? integer(rng) > 0 : integer(rng);
+  return v;
+}
+
+size_t elementCount(const std::vector<int64_t> &shape) {
+  size_t n = 1;
+  for (int64_t x : shape) n *= static_cast<size_t>(x);
+  return n;
+}
+
+enum class Outcome { Pass, Fail, Skip };
+
+// One call on the shapes in `args`: returns Pass/Fail after printing why.
+Outcome runTrial(void *fn, const ir::Op &op, ir::InterpArgs args, bool hasRequires, std::mt19937_64 &rng) {
+  std::string what = e2e::describeArgs(op, args);
+  ir::InterpResult shapes = ir::computeShapes(op, args);
+  std::map<std::string, std::unique_ptr<e2e::TensorBuffer>> owned;
+  std::map<std::string, e2e::TensorBuffer *> buffers;
+  for (const ir::Param &p : op.inputs) {
+    if (p.isScalar()) continue;
+    size_t n = elementCount(shapes.shapes.at(p.name));
+    args.tensors[p.name] = randomValues(p.type, n, rng);
+    owned[p.name] = std::make_unique<e2e::TensorBuffer>(p.type, n);
+    owned[p.name]->store(args.tensors[p.name]);
+  }
+  for (const ir::TensorPtr &t : op.outputs) {
+    owned[t->name] = std::make_unique<e2e::TensorBuffer>(t->dtype, elementCount(shapes.shapes.at(t->name)));
+    owned[t->name]->fillNaN();
+  }
+  for (auto &[name, b] : owned) buffers[name] = b.get();
+
+  ir::InterpResult ref = ir::interpret(op, args);
+  int status = e2e::callExport(fn, op, buffers, args);
+  if (status == 2 && hasRequires) {
+    std::cout << "  skip  " << what << ": kernel `require` not met (status 2)\n";
+    return Outcome::Skip;
+  }
+  if (status != 0) {
+    std::cout << "  FAIL  " << what << ": returned status " << status << ", expected 0\n";
+    return Outcome::Fail;
+  }
+  bool ok = true;
+  for (auto &[name, b] : owned) {
+    if (!b->guardsIntact()) {
+      std::cout << "  FAIL  " << what << ": memory next to `" << name << "` was overwritten\n";
+      ok = false;
+    }
+  }
+  for (const ir::Param &p : op.inputs) {
+    if (p.isScalar()) continue;
+    std::vector<double> expect = args.tensors[p.name];
+    for (double &x : expect) x = ir::roundToType(x, p.type);
+    if (owned[p.name]->load() != expect) {
+      std::cout << "  FAIL  " << what << ": input `" << p.name << "` was modified\n";
+      ok = false;
+    }
+  }
+  double worst = 0;
+  for (const ir::TensorPtr &t : op.outputs) {
+    e2e::CompareReport rep = e2e::compareTensor(t->name, ref.shapes.at(t->name), owned[t->name]->load(),
+                                                ref.tensors.at(t->name), ref.errorBounds.at(t->name));
+    worst = std::max(worst, rep.worstRatio);
+    if (rep.mismatches) {
+      std::cout << "  FAIL  " << what << ": " << rep.mismatches << " wrong elements; first: " << rep.firstMismatch
+                << "\n";
+      ok = false;
+    }
+  }
+  if (ok) std::cout << "  ok    " << what << " (worst error " << worst << " of tolerance)\n";
+  return ok ? Outcome::Pass : Outcome::Fail;
+}
+
+// A violated `where` or a negative derived extent must return 1 without
+// touching memory (null buffers).
+Outcome checkRejected(void *fn, const ir::Op &op, e2e::Violation kind, std::mt19937_64 &rng) {
+  std::optional<ir::InterpArgs> bad = e2e::sampleViolating(op, kind, rng);
+  if (!bad) return Outcome::Skip;
+  ir::InterpResult r = ir::computeShapes(op, *bad);
+  std::map<std::string, e2e::TensorBuffer *> nulls;
+  for (const ir::Param &p : op.inputs)
+    if (!p.isScalar()) nulls[p.name] = nullptr;
+  for (const ir::TensorPtr &t : op.outputs) nulls[t->name] = nullptr;
+  int status = e2e::callExport(fn, op, nulls, *bad);
+  std::string what = e2e::describeArgs(op, *bad) + " (" + r.message + ")";
+  if (status != 1) {
+    std::cout << "  FAIL  " << what << ": returned status " << status << ", expected 1\n";
+    return Outcome::Fail;
+  }
+  std::cout << "  ok    " << what << ": status 1\n";
+  return Outcome::Pass;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options o;
+  if (!parseOptions(argc, argv, o)) {
+    std::cerr << "usage: tk_difftest [--tkc PATH] [--libdir DIR] [--stdlib DIR] [--work DIR] [--seed N]"
+                 " [--trials N] [--budget N] FILE SYMBOL\n";
+    return 2;
+  }
+  SourceManager sm;
+  DiagEngine diags(sm);
+  FrontendOptions fo;
+  fo.stdlibDir = o.stdlibDir;
+  std::optional<ir::Module> mod = buildModule(o.file, fo, sm, diags);
+  if (!mod) return 2;
+  const ir::Export *exp = nullptr;
+  for (const ir::Export &e : mod->exports)
+    if (e.symbol == o.symbol) exp = &e;
+  if (!exp) {
+    std::cerr << "tk_difftest: " << o.file << " exports no `" << o.symbol << "`\n";
+    return 2;
+  }
+  std::string error;
+  std::unique_ptr<e2e::NativeLibrary> lib = e2e::NativeLibrary::build(o.file, o.compile, &error);
+  if (!lib) {
+    std::cerr << "tk_difftest: " << error;
+    return 2;
+  }
+  void *fn = lib->symbol(o.symbol);
+  if (!fn) {
+    std::cerr << "tk_difftest: the compiled library has no symbol `" << o.symbol << "`\n";
+    return 2;
+  }
+  const ir::Op &op = *exp->op;
+  bool hasRequires = exp->kernel && !exp->kernel->requires_.empty();
+
+  std::vector<e2e::SampleRequest> requests;
+  e2e::SampleRequest ones;
+  ones.allOnes = true;
+  requests.push_back(ones);
+  for (const std::string &s : op.symbols) {
+    e2e::SampleRequest prime;
+    prime.forcedSymbol = s;
+    prime.forcedValue = 2039;
+    requests.push_back(prime);
+  }
+  for (int i = 0; i < o.randomTrials; ++i) requests.push_back({});
+  for (e2e::SampleRequest &r : requests) r.workBudget = o.budget;
+
+  std::mt19937_64 rng(o.seed);
+  int passed = 0, failed = 0, skipped = 0;
+  auto count = [&](Outcome out) {
+    (out == Outcome::Pass ? passed : out == Outcome::Fail ? failed : skipped)++;
+  };
+  std::cout << o.symbol << " (" << o.file << "):\n";
+  for (const e2e::SampleRequest &r : requests) {
+    std::optional<ir::InterpArgs> args = e2e::sampleValid(op, r, rng);
+    if (!args) {
+      std::cout << "  skip  no valid shapes with " << (r.allOnes ? "all symbols 1" : r.forcedSymbol + "=2039")
+                << " within the work budget\n";
+      count(Outcome::Skip);
+      continue;
+    }
+    count(runTrial(fn, op, *args, hasRequires, rng));
+  }
+  count(checkRejected(fn, op, e2e::Violation::Where, rng));
+  count(checkRejected(fn, op, e2e::Violation::NegativeExtent, rng));
+  std::cout << passed << " passed, " << failed << " failed, " << skipped << " skipped\n";
+  return failed ? 1 : passed ? 0 : 1;
+}

@@ -1,0 +1,87 @@
+// NativeOp: a .tk file compiled by bin/tkc into a shared library that is
+// loaded into this process, and calls of its exported functions through the
+// op's C ABI. Used by the differential tests (tk_difftest) and the
+// benchmarks (tk_bench).
+//
+// Calling convention. An exported function takes, in order: the op's inputs
+// (tensors as pointers, scalar parameters by value), its outputs (pointers)
+// and its shape symbols (int64_t), and returns an int status. On x86-64
+// System V every pointer and integer argument is INTEGER class (rdi, rsi, rdx,
+// rcx, r8, r9, then stack slots in order) and every f16/bf16/f32/f64 argument
+// is SSE class (xmm0..xmm7), and the two classes are assigned independently.
+// So any such function can be called through the single pointer type
+// `int(int64_t x 16, double x 8)`: integer arguments go, in their relative
+// order, into the 16 integer slots (surplus slots are ignored by the callee,
+// the caller pops them), and each float argument goes into the next SSE slot
+// as a double whose bit pattern carries the value in its low bits (a float's
+// 32 bits, a half's 16), which is exactly what the callee reads from the
+// xmm register. No libffi needed; the limits are 16 integer-class and 8
+// float-class arguments, checked before calling.
+#pragma once
+#include "ir/Interpreter.h"
+#include "ir/TensorIR.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tk::e2e {
+
+struct CompileConfig {
+  std::string tkc;                   // path of bin/tkc
+  std::vector<std::string> tkcFlags; // e.g. {"-O2", "--target=host"}
+  std::string runtimeLibDir;         // directory holding libtkrt.a
+  std::string workDir;               // objects and libraries are written here
+  std::string cc = "cc";             // system compiler used as the linker
+};
+
+// A shared library built from one .tk file and loaded with dlopen.
+class NativeLibrary {
+public:
+  // Runs `tkc <flags> --emit=obj file -o work/<stem>.o`, links it with
+  // `cc -shared obj -L<libdir> -ltkrt -lm -lpthread` and dlopens the result.
+  // Returns null with *error set (including the tool's output) on failure.
+  static std::unique_ptr<NativeLibrary> build(const std::string &file, const CompileConfig &cfg,
+                                              std::string *error);
+  ~NativeLibrary();
+  NativeLibrary(const NativeLibrary &) = delete;
+  NativeLibrary &operator=(const NativeLibrary &) = delete;
+
+  void *symbol(const std::string &name) const; // null if absent
+
+private:
+  explicit NativeLibrary(void *handle) : handle_(handle) {}
+  void *handle_;
+};
+
+// Host memory for one tensor argument, stored in its dtype, surrounded by
+// guard zones so out-of-bounds writes by a kernel are detected.
+class TensorBuffer {
+public:
+  TensorBuffer(ir::ScalarType dtype, size_t count);
+  void *data() { return base_ + kGuard; }
+  size_t count() const { return count_; }
+  void store(const std::vector<double> &values); // rounds to the dtype
+  void fillNaN();                                // marks "never written" (integers: a fixed pattern)
+  std::vector<double> load() const;
+  bool guardsIntact() const;
+
+private:
+  static constexpr size_t kGuard = 256; // bytes on each side, keeps data 64-byte aligned
+  ir::ScalarType dtype_;
+  size_t count_;
+  std::vector<unsigned char> storage_;
+  unsigned char *base_;
+};
+
+// Calls `fn`, an exported function with the ABI of `op`, on the given
+// buffers (by tensor name; inputs and outputs) and the symbol and scalar
+// values in `args`. Throws std::invalid_argument when a buffer is missing or
+// the argument list exceeds the register limits described above. A null
+// buffer entry passes a null pointer (for calls that must fail early).
+int callExport(void *fn, const ir::Op &op, std::map<std::string, TensorBuffer *> &buffers,
+               const ir::InterpArgs &args);
+
+} // namespace tk::e2e

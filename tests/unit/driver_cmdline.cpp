@@ -1,0 +1,73 @@
+// tkc driver pieces: response files, option parsing, depfile escaping, header.
+#include <doctest/doctest.h>
+
+#include "backends/x86/CHeader.h"
+#include "frontend/driver/CommandLine.h"
+#include "frontend/driver/Depfile.h"
+
+using namespace tk::driver;
+
+TEST_CASE("driver: response files split on whitespace with quotes and escapes") {
+  auto v = splitResponseFile("-I 'a dir' \"b \\\"q\\\"\"\n c\\ d  ''\t-O3\n");
+  CHECK(v == std::vector<std::string>{"-I", "a dir", "b \"q\"", "c d", "", "-O3"});
+  std::string err;
+  CHECK_FALSE(expandResponseFiles({"@/nonexistent/x.rsp"}, &err));
+  CHECK(err.find("cannot read response file") != std::string::npos);
+}
+
+TEST_CASE("driver: command line parsing") {
+  std::string err;
+  auto o = parseCommandLine({"x.tk", "-Iinc", "-I", "other", "-O3", "--emit=llvm", "-o", "-", "-MD",
+                             "-MFdep.d", "-MT", "t", "--color=never", "--diagnostics-format=json",
+                             "-Werror", "--target=x86_64-avx2", "--stdlib=/s"},
+                            &err);
+  REQUIRE(o);
+  CHECK(o->input == "x.tk");
+  CHECK(o->includeDirs == std::vector<std::string>{"inc", "other"});
+  CHECK(o->optLevel == 3);
+  CHECK(o->emit == EmitKind::LLVM);
+  CHECK(o->output == "-");
+  CHECK((o->depfile && o->depfilePath == "dep.d" && o->depTarget == "t"));
+  CHECK(o->color == ColorMode::Never);
+  CHECK(o->jsonDiagnostics);
+  CHECK(o->werror);
+  CHECK(o->target == "x86_64-avx2");
+  CHECK(o->stdlibDir == "/s");
+
+  CHECK_FALSE(parseCommandLine({"x.tk", "y.tk"}, &err));
+  CHECK(err.find("more than one input") != std::string::npos);
+  CHECK_FALSE(parseCommandLine({"x.tk", "-o"}, &err));
+  CHECK(err == "missing argument to '-o'");
+  CHECK_FALSE(parseCommandLine({"x.tk", "--emit=ptx"}, &err));
+  CHECK(err.find("not available in this build") != std::string::npos);
+  CHECK_FALSE(parseCommandLine({"x.tk", "--target=sunway"}, &err));
+  CHECK_FALSE(parseCommandLine({"x.tk", "--color=sometimes"}, &err));
+  CHECK_FALSE(parseCommandLine({}, &err));
+  CHECK(parseCommandLine({"--version"}, &err));
+}
+
+TEST_CASE("driver: depfile escaping") {
+  CHECK(escapeDepfilePath("a b$c#d:e") == "a\\ b$$c\\#d:e");
+  CHECK(escapeDepfilePath("x\\ y") == "x\\\\\\ y");
+  CHECK(makeDepfile("o.o", {"a.tk", "b c.tk", "a.tk"}) == "o.o: \\\n  a.tk \\\n  b\\ c.tk\n");
+}
+
+TEST_CASE("driver: header prototypes follow the ABI") {
+  using namespace tk::ir;
+  auto X = std::make_shared<TensorDecl>();
+  X->name = "float";
+  X->dtype = ScalarType::F16;
+  X->shape = {var("N", VarKind::Symbol)};
+  auto Y = std::make_shared<TensorDecl>(*X);
+  Y->name = "Y";
+  Y->dtype = ScalarType::Bool;
+  auto op = std::make_shared<Op>();
+  op->name = "f";
+  op->inputs = {Param{"float", ScalarType::F16, X, {}}, Param{"s", ScalarType::F64, nullptr, {}}};
+  op->outputs = {Y};
+  op->symbols = {"N"};
+  std::string h = tk::emitCHeader({Export{"f_sym", op, nullptr, {}}}, "TK_F_H");
+  CHECK(h.find("int f_sym(const uint16_t *float_, double s, uint8_t *Y, int64_t N);") != std::string::npos);
+  CHECK(h.find("#ifndef TK_STATUS_OUT_OF_MEMORY\n#define TK_STATUS_OUT_OF_MEMORY 3") != std::string::npos);
+  CHECK(h.find("extern \"C\" {") != std::string::npos);
+}

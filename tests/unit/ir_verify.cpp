@@ -1,0 +1,72 @@
+// IR verifiers: broken invariants throw tk::InternalError.
+#include "ir/VerifyLoopIR.h"
+#include "ir/VerifyMappingIR.h"
+#include "ir/VerifyTensorIR.h"
+#include "sched_build.h"
+
+#include <doctest/doctest.h>
+
+using namespace tk;
+using namespace tk::ir;
+using namespace tk::schedtest;
+
+TEST_CASE("verify: well-formed tensor IR passes") { CHECK_NOTHROW(verifyTensorIR(*matmulOp())); }
+
+TEST_CASE("verify: tensor IR with an unbound variable or a rank mismatch") {
+  auto op = matmulOp();
+  op->body[0].value = load(op->inputs[0].tensor, {idx("i"), idx("q")});
+  CHECK_THROWS_AS(verifyTensorIR(*op), InternalError);
+  op = matmulOp();
+  op->body[0].value = load(op->inputs[0].tensor, {idx("i")});
+  CHECK_THROWS_AS(verifyTensorIR(*op), InternalError);
+  op = matmulOp();
+  op->body[0].vars.pop_back();
+  CHECK_THROWS_AS(verifyTensorIR(*op), InternalError);
+}
+
+TEST_CASE("verify: mapping IR scoping, ranks and holes") {
+  auto op = matmulOp();
+  auto C = op->outputs[0];
+  auto good = kernel(op, TargetFamily::Cpu,
+                     mapFor({"i", "j"}, {spatial({sym("M"), sym("N")})}, WorkerKind::Cores,
+                            store(C, {lv("i"), lv("j")}, floatImm(0))));
+  CHECK_NOTHROW(verifyMappingIR(*good, true));
+  auto unbound = kernel(op, TargetFamily::Cpu,
+                        mapFor({"i"}, {spatial({sym("M")})}, WorkerKind::Cores, store(C, {lv("i"), lv("j")}, floatImm(0))));
+  CHECK_THROWS_AS(verifyMappingIR(*unbound, true), InternalError);
+  auto rank = kernel(op, TargetFamily::Cpu,
+                     mapFor({"i", "j"}, {spatial({sym("M"), sym("N")}), repeat({ci(2)})}, WorkerKind::Cores,
+                            store(C, {lv("i"), lv("j")}, floatImm(0))));
+  CHECK_THROWS_AS(verifyMappingIR(*rank, true), InternalError);
+  auto holey = kernel(op, TargetFamily::Cpu,
+                      mapFor({"i", "j"}, {spatial({hole(0, {}), sym("N")})}, WorkerKind::Cores,
+                             store(C, {lv("i"), lv("j")}, floatImm(0))));
+  holey->holes.push_back({0, {}, {}, std::nullopt});
+  CHECK_NOTHROW(verifyMappingIR(*holey, false));
+  CHECK_THROWS_AS(verifyMappingIR(*holey, true), InternalError);
+  auto noWorker = kernel(op, TargetFamily::Cpu,
+                         mapFor({"i", "j"}, {spatial({sym("M"), sym("N")})}, std::nullopt,
+                                store(C, {lv("i"), lv("j")}, floatImm(0))));
+  CHECK_THROWS_AS(verifyMappingIR(*noWorker, true), InternalError);
+}
+
+TEST_CASE("verify: loop IR with a hole, an unbound variable or a leftover reduction") {
+  auto op = matmulOp();
+  auto C = op->outputs[0];
+  auto st = std::make_shared<LStmt>();
+  st->kind = LStmt::Kind::Store;
+  st->tensor = C;
+  st->indices = {hole(1, {}), ci(0)};
+  st->value = floatImm(0);
+  LoweredFunc f{"f", op, TargetFamily::Cpu, st, {}};
+  CHECK_THROWS_AS(verifyLoopIR(f, true), InternalError);
+  st->indices = {lv("i"), ci(0)};
+  CHECK_THROWS_AS(verifyLoopIR(f, true), InternalError);
+  st->indices = {ci(0), ci(0)};
+  CHECK_NOTHROW(verifyLoopIR(f, true));
+  st->value = op->body[0].value; // sum(k < K: A[i, k] * B[k, j]) with i, j unbound
+  CHECK_THROWS_AS(verifyLoopIR(f, false), InternalError);
+  st->value = reduce(ReduceOp::Sum, {{"k", sym("K"), {}}}, idx("k"));
+  CHECK_NOTHROW(verifyLoopIR(f, false));
+  CHECK_THROWS_AS(verifyLoopIR(f, true), InternalError);
+}

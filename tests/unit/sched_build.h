@@ -1,0 +1,131 @@
+// Hand-built IR for the scheduler and IR tests (no frontend needed).
+#pragma once
+#include "ir/Diagnostics.h"
+#include "ir/LoopIR.h"
+#include "ir/Module.h"
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace tk::schedtest {
+
+inline ir::Expr sym(const std::string &n) { return ir::var(n, ir::VarKind::Symbol); }
+inline ir::Expr idx(const std::string &n) { return ir::var(n, ir::VarKind::Index); }
+inline ir::Expr lv(const std::string &n) { return ir::var(n, ir::VarKind::Loop); }
+inline ir::Expr ci(int64_t v) { return ir::intImm(v); }
+inline SourceLoc at(int line, int col) { return SourceLoc{0, line, col}; }
+
+inline ir::TensorPtr tensor(const std::string &name, std::vector<ir::Expr> shape, ir::TensorRole role,
+                            ir::Scope scope = ir::Scope::Global) {
+  auto t = std::make_shared<ir::TensorDecl>();
+  t->name = name;
+  t->shape = std::move(shape);
+  t->role = role;
+  t->scope = scope;
+  return t;
+}
+
+inline ir::Param param(const ir::TensorPtr &t) { return ir::Param{t->name, t->dtype, t, {}}; }
+
+// op matmul(A: f32[M, K], B: f32[K, N]) -> C: f32[M, N] where K >= 1
+//   { C[i, j] = sum(k) A[i, k] * B[k, j]; }
+inline ir::OpPtr matmulOp() {
+  using namespace ir;
+  auto op = std::make_shared<Op>();
+  op->name = "matmul";
+  auto A = tensor("A", {sym("M"), sym("K")}, TensorRole::Input);
+  auto B = tensor("B", {sym("K"), sym("N")}, TensorRole::Input);
+  auto C = tensor("C", {sym("M"), sym("N")}, TensorRole::Output);
+  op->inputs = {param(A), param(B)};
+  op->outputs = {C};
+  op->symbols = {"M", "K", "N"};
+  op->where = {{binary(BinOp::GE, sym("K"), ci(1)), at(2, 9)}};
+  Expr body = binary(BinOp::Mul, load(A, {idx("i"), idx("k")}), load(B, {idx("k"), idx("j")}));
+  op->body = {{C, {{"i", sym("M"), {}}, {"j", sym("N"), {}}}, reduce(ReduceOp::Sum, {{"k", sym("K"), {}}}, body), {}}};
+  return op;
+}
+
+inline ir::MappingAtom spatial(std::vector<ir::Expr> dims) {
+  ir::MappingAtom a;
+  a.kind = ir::MappingAtom::Kind::Spatial;
+  a.dims = std::move(dims);
+  return a;
+}
+inline ir::MappingAtom repeat(std::vector<ir::Expr> dims) {
+  ir::MappingAtom a = spatial(std::move(dims));
+  a.kind = ir::MappingAtom::Kind::Repeat;
+  return a;
+}
+
+inline ir::MStmtPtr mapFor(std::vector<std::string> vars, std::vector<ir::MappingAtom> atoms,
+                           std::optional<ir::WorkerKind> worker, ir::MStmtPtr body, SourceLoc loc = {}) {
+  auto s = std::make_shared<ir::MStmt>();
+  s->kind = ir::MStmt::Kind::MapFor;
+  s->vars = std::move(vars);
+  s->mapping.atoms = std::move(atoms);
+  s->worker = worker;
+  s->body = std::move(body);
+  s->loc = loc;
+  return s;
+}
+
+inline ir::MStmtPtr seqFor(std::string v, ir::Expr b, ir::Expr e, ir::MStmtPtr body, SourceLoc loc = {}) {
+  auto s = std::make_shared<ir::MStmt>();
+  s->kind = ir::MStmt::Kind::SeqFor;
+  s->var = std::move(v);
+  s->begin = std::move(b);
+  s->end = std::move(e);
+  s->body = std::move(body);
+  s->loc = loc;
+  return s;
+}
+
+inline ir::MStmtPtr store(ir::TensorPtr t, std::vector<ir::Expr> idx, ir::Expr value,
+                          ir::AccumOp accum = ir::AccumOp::None, SourceLoc loc = {}) {
+  auto s = std::make_shared<ir::MStmt>();
+  s->kind = ir::MStmt::Kind::Store;
+  s->tensor = std::move(t);
+  s->indices = std::move(idx);
+  s->value = std::move(value);
+  s->accum = accum;
+  s->loc = loc;
+  return s;
+}
+
+inline ir::MStmtPtr allocS(ir::TensorPtr t) {
+  auto s = std::make_shared<ir::MStmt>();
+  s->kind = ir::MStmt::Kind::Alloc;
+  s->tensor = std::move(t);
+  return s;
+}
+
+inline ir::KernelPtr kernel(const ir::OpPtr &op, ir::TargetFamily target, ir::MStmtPtr body) {
+  auto k = std::make_shared<ir::Kernel>();
+  k->name = op->name + "_k";
+  k->op = op;
+  k->target = target;
+  k->body = std::move(body);
+  k->loc = at(1, 1);
+  return k;
+}
+
+// A source file of 40 numbered lines, so diagnostics have text to show.
+struct DiagFixture {
+  SourceManager sm;
+  std::ostringstream out;
+  DiagEngine diags{sm};
+  DiagFixture() {
+    std::string text;
+    for (int i = 1; i <= 40; ++i) text += "line " + std::to_string(i) + "\n";
+    sm.addFile("k.tk", text);
+    diags.setStream(&out);
+  }
+  std::string messages() const {
+    std::string s;
+    for (const Diagnostic &d : diags.all()) s += d.message + "\n";
+    return s;
+  }
+};
+
+} // namespace tk::schedtest
