@@ -12,6 +12,7 @@
 // call until it spans >= 20 ms; reports the median time per call. When the
 // warm-up alone exceeds S seconds, its mean time per call is the result.
 #include "bench/Baselines.h"
+#include "bench/StreamTriad.h"
 #include "tests/e2e/NativeOp.h"
 
 #include <algorithm>
@@ -88,21 +89,24 @@ struct Row {
   double flops;
   std::vector<std::pair<std::string, double>> seconds; // column -> median time
   double check;                                        // relDiff of the tkc result vs oneDNN's
+  double bytes = 0; // memory-bound cases: bytes a kernel must move (0: compute bound)
 };
 
-void printTable(const std::vector<Row> &rows) {
+// `stream`: STREAM triad bytes/s; memory-bound rows print the best tkc
+// bandwidth as a percentage of it.
+void printTable(const std::vector<Row> &rows, double stream) {
   std::vector<std::string> cols;
   for (const Row &r : rows)
     for (const auto &c : r.seconds)
       if (std::find(cols.begin(), cols.end(), c.first) == cols.end()) cols.push_back(c.first);
   std::cout << "\n| case |";
   for (const std::string &c : cols) std::cout << ' ' << c << " GFLOP/s |";
-  std::cout << " best tkc / oneDNN | max rel diff |\n|---|";
-  for (size_t i = 0; i < cols.size() + 2; ++i) std::cout << "---:|";
+  std::cout << " best tkc / oneDNN | best tkc / best library | tkc % of STREAM | max rel diff |\n|---|";
+  for (size_t i = 0; i < cols.size() + 4; ++i) std::cout << "---:|";
   std::cout << '\n';
   for (const Row &r : rows) {
     std::cout << "| " << r.name << " |";
-    double bestTkc = 0, dnnl = 0;
+    double bestTkc = 0, dnnl = 0, bestLib = 0;
     for (const std::string &c : cols) {
       auto it = std::find_if(r.seconds.begin(), r.seconds.end(), [&](auto &p) { return p.first == c; });
       if (it == r.seconds.end()) {
@@ -112,12 +116,17 @@ void printTable(const std::vector<Row> &rows) {
       double g = r.flops / it->second * 1e-9;
       if (c.rfind("tkc", 0) == 0) bestTkc = std::max(bestTkc, g);
       if (c == "oneDNN") dnnl = g;
+      if (c.rfind("tkc", 0) != 0) bestLib = std::max(bestLib, g);
       char buf[32];
       std::snprintf(buf, sizeof buf, " %.2f |", g);
       std::cout << buf;
     }
-    char buf[64];
-    std::snprintf(buf, sizeof buf, " %.3f | %.1e |", dnnl > 0 ? bestTkc / dnnl : 0.0, r.check);
+    char pct[32] = " – |";
+    if (r.bytes > 0 && stream > 0)
+      std::snprintf(pct, sizeof pct, " %.0f%% |", 100.0 * (r.bytes * bestTkc / r.flops * 1e9) / stream);
+    char buf[128];
+    std::snprintf(buf, sizeof buf, " %.3f | %.3f |%s %.1e |", dnnl > 0 ? bestTkc / dnnl : 0.0,
+                  bestLib > 0 ? bestTkc / bestLib : 0.0, pct, r.check);
     std::cout << buf << '\n';
   }
 }
@@ -169,8 +178,11 @@ int main(int argc, char **argv) {
   // slowdowns measured at 256^3). libgomp reads OMP_WAIT_POLICY when it is
   // loaded, before main, so re-execute once with `passive` unless the caller
   // chose a policy.
-  if (!getenv("OMP_WAIT_POLICY")) {
-    setenv("OMP_WAIT_POLICY", "passive", 1);
+  // OpenBLAS picks its kernels when loaded: force the AVX-512 (SkylakeX)
+  // ones, which it does not always detect on newer CPUs.
+  if (!getenv("OMP_WAIT_POLICY") || !getenv("OPENBLAS_CORETYPE")) {
+    if (!getenv("OMP_WAIT_POLICY")) setenv("OMP_WAIT_POLICY", "passive", 1);
+    if (!getenv("OPENBLAS_CORETYPE")) setenv("OPENBLAS_CORETYPE", "SkylakeX", 1);
     execv("/proc/self/exe", argv);
   }
   Options o;
@@ -201,7 +213,8 @@ int main(int argc, char **argv) {
   auto progress = [](const Row &r) { std::cerr << "measured " << r.name << "\n"; };
 
   const int64_t shapes[][3] = {{256, 256, 256},   {512, 512, 512},     {1024, 1024, 1024}, {2048, 2048, 2048},
-                               {4096, 64, 4096}, {16384, 1024, 64}, {16, 4096, 4096}};
+                               {4096, 64, 4096}, {16384, 1024, 64}, {16, 4096, 4096},
+                               {4096, 4, 1024}};
   for (const auto &s : shapes) {
     int64_t M = s[0], K = s[1], N = s[2];
     Row row{"matmul " + std::to_string(M) + "x" + std::to_string(K) + "x" + std::to_string(N), 2.0 * M * K * N, {}, 0};
@@ -218,9 +231,11 @@ int main(int argc, char **argv) {
     rows.push_back(row);
   }
 
-  if (wanted("gemv 4096x4096")) {
-    int64_t M = 4096, N = 4096;
-    Row row{"gemv 4096x4096", 2.0 * M * N, {}, 0};
+  const int64_t gemvShapes[][2] = {{4096, 4096}, {16384, 1000}};
+  for (const auto &g : gemvShapes) {
+    int64_t M = g[0], N = g[1];
+    Row row{"gemv " + std::to_string(M) + "x" + std::to_string(N), 2.0 * M * N, {}, 0, 4.0 * (M * N + M + N)};
+    if (!wanted(row.name)) continue;
     auto A = randomBuffer(M * N, rng), x = randomBuffer(N, rng);
     std::vector<float> y(M), yref(M);
     row.seconds.push_back({"tkc std", medianSeconds(checked([&] { return stdGemv(A.data(), x.data(), y.data(), M, N); }), o)});
@@ -232,20 +247,27 @@ int main(int argc, char **argv) {
     rows.push_back(row);
   }
 
-  if (wanted("conv2d")) {
-    int64_t N = 1, C = 64, H = 56, W = 56, F = 64, R = 3, S = 3;
-    Row row{"conv2d 1x64x56x56 F64 3x3 s1 p1", 2.0 * N * F * H * W * C * R * S, {}, 0};
+  // ResNet-style 3x3 (64 -> 64 channels) and 1x1 (256 -> 64) convolutions.
+  const int64_t convShapes[][4] = {{64, 64, 3, 1}, {256, 64, 1, 0}};
+  for (const auto &cs : convShapes) {
+    int64_t N = 1, C = cs[0], H = 56, W = 56, F = cs[1], R = cs[2], S = cs[2], pad = cs[3];
+    Row row{"conv2d 1x" + std::to_string(C) + "x56x56 F" + std::to_string(F) + " " + std::to_string(R) + "x" +
+                std::to_string(S) + " s1 p" + std::to_string(pad),
+            2.0 * N * F * H * W * C * R * S, {}, 0};
+    if (!wanted(row.name)) continue;
     auto X = randomBuffer(N * C * H * W, rng), Wt = randomBuffer(F * C * R * S, rng);
     std::vector<float> O(N * F * H * W), Oref(N * F * H * W);
     row.seconds.push_back({"tkc std", medianSeconds(checked([&] {
-                             return stdConv(X.data(), Wt.data(), 1, 1, 1, O.data(), N, C, H, W, F, R, S);
+                             return stdConv(X.data(), Wt.data(), 1, pad, 1, O.data(), N, C, H, W, F, R, S);
                            }), o)});
-    row.seconds.push_back({"oneDNN", medianSeconds(bench::onednnConv2d(X.data(), Wt.data(), Oref.data(), N, C, H, W, F, R, S, 1, 1), o)});
+    row.seconds.push_back({"oneDNN", medianSeconds(bench::onednnConv2d(X.data(), Wt.data(), Oref.data(), N, C, H, W, F, R, S, 1, pad), o)});
     row.check = relDiff(O, Oref);
     progress(row);
     rows.push_back(row);
   }
   std::cout << "threads: " << o.threads << ", OMP_WAIT_POLICY=" << getenv("OMP_WAIT_POLICY") << ", median of up to " << o.runs << " samples after warm-up\n";
-  printTable(rows);
+  double stream = bench::streamTriadBytesPerSecond(o.threads, 5);
+  std::cout << "STREAM triad (" << o.threads << " threads, best of 5): " << stream * 1e-9 << " GB/s\n";
+  printTable(rows, stream);
   return 0;
 }

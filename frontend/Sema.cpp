@@ -21,16 +21,20 @@ std::optional<ir::Module> analyze(const std::vector<std::unique_ptr<ast::File>> 
   };
 
   // Ops first, so kernels may implement ops declared later or imported.
+  // Every loop stops once diags' error limit is passed (the rest of the
+  // diagnostics would be dropped anyway).
   for (const auto &file : files)
     for (const ast::Decl &d : file->decls)
-      if (d.kind == ast::Decl::Kind::Op && firstDefinition(d.op->name, d.op->nameLoc, "op")) {
+      if (d.kind == ast::Decl::Kind::Op && !diags.errorLimitReached() &&
+          firstDefinition(d.op->name, d.op->nameLoc, "op")) {
         OpEntry entry = checkOp(*d.op, diags);
         module.ops.push_back(entry.op);
         ops.emplace(d.op->name, std::move(entry));
       }
   for (const auto &file : files)
     for (const ast::Decl &d : file->decls)
-      if (d.kind == ast::Decl::Kind::Kernel && firstDefinition(d.kernel->name, d.kernel->nameLoc, "kernel"))
+      if (d.kind == ast::Decl::Kind::Kernel && !diags.errorLimitReached() &&
+          firstDefinition(d.kernel->name, d.kernel->nameLoc, "kernel"))
         if (ir::KernelPtr k = checkKernel(*d.kernel, ops, diags)) module.kernels.push_back(k);
   collectExports(*files.front(), opts, module, diags);
   if (diags.errorCount() > errorsBefore) return std::nullopt;

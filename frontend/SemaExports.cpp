@@ -13,15 +13,19 @@ static bool sameLoc(SourceLoc a, SourceLoc b) { return a.file == b.file && a.lin
 
 void collectExports(const ast::File &mainFile, const FrontendOptions &opts, ir::Module &module,
                     DiagEngine &diags) {
+  // Lookups by name and by op are maps: a file may hold many thousands of
+  // declarations.
+  std::map<std::string, ir::KernelPtr> kernelsByName;
+  for (const ir::KernelPtr &k : module.kernels) kernelsByName.emplace(k->name, k);
+  std::map<std::string, ir::OpPtr> opsByName;
+  for (const ir::OpPtr &op : module.ops) opsByName.emplace(op->name, op);
   auto kernelNamed = [&](const std::string &name) -> ir::KernelPtr {
-    for (const ir::KernelPtr &k : module.kernels)
-      if (k->name == name) return k;
-    return nullptr;
+    auto it = kernelsByName.find(name);
+    return it == kernelsByName.end() ? nullptr : it->second;
   };
   auto opNamed = [&](const std::string &name) -> ir::OpPtr {
-    for (const ir::OpPtr &op : module.ops)
-      if (op->name == name) return op;
-    return nullptr;
+    auto it = opsByName.find(name);
+    return it == opsByName.end() ? nullptr : it->second;
   };
   // Kernels for the selected family: main-file ones first, then imported
   // ones, each list in source order.
@@ -31,13 +35,20 @@ void collectExports(const ast::File &mainFile, const FrontendOptions &opts, ir::
       if (ir::KernelPtr k = kernelNamed(d.kernel->name); k && k->target == opts.target && sameLoc(k->loc, d.loc)) preferred.push_back(k);
   for (const ir::KernelPtr &k : module.kernels)
     if (k->target == opts.target && k->loc.file != mainFile.fileId) preferred.push_back(k);
+  // The first preferred kernel of each op, among all and among the main file's.
+  std::map<const ir::Op *, ir::KernelPtr> firstKernel, firstMainKernel;
+  for (const ir::KernelPtr &k : preferred) {
+    firstKernel.emplace(k->op.get(), k);
+    if (k->loc.file == mainFile.fileId) firstMainKernel.emplace(k->op.get(), k);
+  }
   auto kernelFor = [&](const ir::OpPtr &op, bool mainOnly) -> ir::KernelPtr {
-    for (const ir::KernelPtr &k : preferred)
-      if (k->op == op && (!mainOnly || k->loc.file == mainFile.fileId)) return k;
-    return nullptr;
+    const auto &first = mainOnly ? firstMainKernel : firstKernel;
+    auto it = first.find(op.get());
+    return it == first.end() ? nullptr : it->second;
   };
 
   for (const ast::Decl &d : mainFile.decls) {
+    if (diags.errorLimitReached()) break; // later errors are dropped: stop early
     switch (d.kind) {
     case ast::Decl::Kind::Op:
       // A duplicate definition (already reported) is not exported again.

@@ -66,6 +66,7 @@ public:
   explicit Lowerer(ExprEnv &env) : env_(env) {}
 
   ir::Expr lower(const ast::Expr &e) {
+    if (env_.diags.errorLimitReached()) return nullptr; // later errors are dropped: stop early
     switch (e.kind) {
     case K::Int: return ir::intImm(e.intValue, ScalarType::I64, e.loc);
     case K::Float: return ir::floatImm(e.floatValue, ScalarType::F32, e.loc);

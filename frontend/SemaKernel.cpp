@@ -47,6 +47,7 @@ private:
   ir::KernelPtr kernel_;
   Scope scope_;
   std::set<std::string> usedVarNames_;        // every variable name of the kernel, after renaming
+  std::map<std::string, int> nextSuffix_;     // next n to try for name.n (keeps renaming linear)
   std::map<std::string, SourceLoc> endedLocals_; // locals whose block has ended
 
   void bindFixed(const std::string &name, Binding b) {
@@ -86,8 +87,11 @@ private:
   // Loop variables get kernel-unique names (i, i.1, i.2, ...) so later
   // passes can key on names; the user's spelling maps to the unique one.
   ir::Expr loopVar(const ast::Ident &id) {
+    // Source names have no '.', so id.name + ".n" is only ever made here, in
+    // order: resuming from the last n gives the smallest free one.
     std::string unique = id.name;
-    for (int n = 1; usedVarNames_.count(unique); ++n) unique = id.name + "." + std::to_string(n);
+    for (int &n = nextSuffix_.try_emplace(id.name, 1).first->second; usedVarNames_.count(unique); ++n)
+      unique = id.name + "." + std::to_string(n);
     usedVarNames_.insert(unique);
     ir::Expr v = ir::var(unique, ir::VarKind::Loop, ir::ScalarType::I64, id.loc);
     if (!scope_.declare(id.name, {Binding::Kind::Loop, nullptr, v, id.loc}))
@@ -98,8 +102,10 @@ private:
   ir::MStmtPtr block(const std::vector<ast::StmtPtr> &stmts, SourceLoc loc) {
     scope_.push();
     std::vector<ir::MStmtPtr> out;
-    for (const auto &s : stmts)
+    for (const auto &s : stmts) {
+      if (diags_.errorLimitReached()) break; // later errors are dropped: stop early
       if (ir::MStmtPtr m = stmt(*s)) out.push_back(m);
+    }
     for (const auto &[name, b] : scope_.pop())
       if (b.kind == Binding::Kind::Tensor) endedLocals_[name] = b.loc;
     return ir::mBlock(std::move(out), loc);

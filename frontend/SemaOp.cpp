@@ -28,7 +28,8 @@ public:
 
   OpEntry run() {
     signature();
-    for (const auto &s : decl_.body) statement(*s);
+    for (const auto &s : decl_.body)
+      if (!diags_.errorLimitReached()) statement(*s);
     for (const ir::TensorPtr &t : entry_.op->outputs)
       if (!scope_.lookup(t->name)->assigned) diags_.error(t->loc, "output '" + t->name + "' is never assigned");
     return std::move(entry_);

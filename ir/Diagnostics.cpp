@@ -1,12 +1,24 @@
 #include "ir/Diagnostics.h"
 
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
 namespace tk {
 
+// Longest source line a text diagnostic shows in full (bytes).
+constexpr size_t kMaxShownLine = 200;
+
 int SourceManager::addFile(std::string path, std::string contents) {
-  files_.push_back({std::move(path), std::move(contents)});
+  // Line starts, so that each diagnostic finds its line in O(log n) (files
+  // with thousands of errors). Files of 4 GiB or more are scanned instead.
+  std::vector<uint32_t> lineStarts;
+  if (contents.size() < UINT32_MAX) {
+    lineStarts.push_back(0);
+    for (size_t i = contents.find('\n'); i != std::string::npos; i = contents.find('\n', i + 1))
+      lineStarts.push_back(static_cast<uint32_t>(i + 1));
+  }
+  files_.push_back({std::move(path), std::move(contents), std::move(lineStarts)});
   return static_cast<int>(files_.size() - 1);
 }
 
@@ -21,12 +33,18 @@ const std::string &SourceManager::contents(int file) const { return files_.at(fi
 
 std::string_view SourceManager::lineText(int file, int line) const {
   if (file < 0 || file >= static_cast<int>(files_.size()) || line < 1) return {};
-  std::string_view text = files_[file].contents;
+  const File &f = files_[file];
+  std::string_view text = f.contents;
   size_t pos = 0;
-  for (int l = 1; l < line; ++l) {
-    pos = text.find('\n', pos);
-    if (pos == std::string_view::npos) return {};
-    ++pos;
+  if (!f.lineStarts.empty()) {
+    if (static_cast<size_t>(line) > f.lineStarts.size()) return {};
+    pos = f.lineStarts[line - 1];
+  } else {
+    for (int l = 1; l < line; ++l) {
+      pos = text.find('\n', pos);
+      if (pos == std::string_view::npos) return {};
+      ++pos;
+    }
   }
   size_t end = text.find('\n', pos);
   std::string_view out = text.substr(pos, end == std::string_view::npos ? text.size() - pos : end - pos);
@@ -66,10 +84,25 @@ std::string DiagEngine::renderText(const Diagnostic &d) const {
   if (d.loc.valid()) {
     std::string_view line = sm_.lineText(d.loc.file, d.loc.line);
     if (!line.empty() || d.loc.line > 0) {
-      os << "  " << line << '\n' << "  ";
+      size_t caret = d.loc.col > 1 ? static_cast<size_t>(d.loc.col - 1) : 0; // bytes before the caret
+      // A very long line (generated or minified code) is shown as a window
+      // around the caret, cut at code-point boundaries, so that the output
+      // stays proportional to the number of diagnostics.
+      std::string_view lead, trail;
+      if (line.size() > kMaxShownLine) {
+        size_t begin = std::min(caret > kMaxShownLine / 2 ? caret - kMaxShownLine / 2 : 0, line.size() - kMaxShownLine);
+        size_t end = begin + kMaxShownLine;
+        auto continuation = [&](size_t i) { return (static_cast<unsigned char>(line[i]) & 0xC0) == 0x80; };
+        while (begin > 0 && continuation(begin)) --begin;
+        while (end < line.size() && continuation(end)) ++end;
+        if (begin > 0) lead = "...";
+        if (end < line.size()) trail = "...";
+        line = line.substr(begin, end - begin);
+        caret -= std::min(caret, begin);
+      }
+      os << "  " << lead << line << trail << '\n' << "  " << std::string(lead.size(), ' ');
       // Keep tabs so the caret lines up under tab-indented source.
-      for (int i = 1; i < d.loc.col && static_cast<size_t>(i - 1) < line.size(); ++i)
-        os << (line[i - 1] == '\t' ? '\t' : ' ');
+      for (size_t i = 0; i < caret && i < line.size(); ++i) os << (line[i] == '\t' ? '\t' : ' ');
       os << (color_ ? "\033[1;32m^\033[0m" : "^") << '\n';
     }
   }
@@ -79,6 +112,12 @@ std::string DiagEngine::renderText(const Diagnostic &d) const {
 void DiagEngine::report(Severity s, SourceLoc loc, std::string msg) {
   if (s == Severity::Warning && werror_) s = Severity::Error;
   if (s == Severity::Error) ++errors_;
+  if (errorLimit_ && errors_ > errorLimit_) {
+    // The first error over the limit becomes the last diagnostic.
+    if (limitReported_) return;
+    limitReported_ = true;
+    msg = "too many errors (more than " + std::to_string(errorLimit_) + "); stopping";
+  }
   diags_.push_back({s, loc, std::move(msg)});
   if (format_ == Format::Text) (os_ ? *os_ : std::cerr) << renderText(diags_.back());
 }

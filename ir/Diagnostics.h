@@ -8,6 +8,7 @@
 #pragma once
 #include "ir/SourceLoc.h"
 
+#include <cstdint>
 #include <iosfwd>
 #include <stdexcept>
 #include <string>
@@ -29,6 +30,7 @@ public:
 private:
   struct File {
     std::string path, contents;
+    std::vector<uint32_t> lineStarts; // byte offset of each line (empty: file of 4 GiB or more)
   };
   std::vector<File> files_;
 };
@@ -50,6 +52,14 @@ public:
   void setColor(bool on) { color_ = on; }
   void setStream(std::ostream *os) { os_ = os; } // default std::cerr
   void setWarningsAsErrors(bool on) { werror_ = on; }
+  // Once `n` errors have been reported (0: no limit), the next error is
+  // replaced by "too many errors (more than n); stopping" (at its location)
+  // and every later diagnostic is dropped
+  // (still counted by errorCount()); errorLimitReached() then tells long
+  // checks to stop early. This bounds the work and output on inputs with
+  // thousands of errors.
+  void setErrorLimit(size_t n) { errorLimit_ = n; }
+  bool errorLimitReached() const { return errorLimit_ && errors_ > errorLimit_; }
 
   void error(SourceLoc loc, std::string msg) { report(Severity::Error, loc, std::move(msg)); }
   void warning(SourceLoc loc, std::string msg) { report(Severity::Warning, loc, std::move(msg)); }
@@ -75,6 +85,8 @@ private:
   bool flushed_ = false;
   std::ostream *os_ = nullptr;
   size_t errors_ = 0;
+  size_t errorLimit_ = 100;
+  bool limitReported_ = false;
 };
 
 // Thrown for compiler bugs (violated invariants). The driver turns it into

@@ -33,10 +33,13 @@ KernelPtr checkHoles(const Kernel &k, DiagEngine &diags) {
   for (const Hole &h : k.holes) {
     std::string id = std::to_string(h.id);
     if (!h.value) {
+      // Reached only when the construction optimizer did not run
+      // (PipelineOptions::construct unset); there is no option to give a
+      // hole its value, so the fix is in the source.
       diags.error(h.loc, "hole ?" + id + " has no value: tile sizes left as '?' are chosen by the construction "
-                         "optimizer, which is not available in this build; write a value" +
-                             (h.candidates.empty() ? std::string() : " from " + candidateList(h)) +
-                             " or pass --hole=" + id + "=VALUE");
+                         "optimizer, which did not run; write " +
+                             (h.candidates.empty() ? std::string("a positive value") : "one of " + candidateList(h)) +
+                             " instead of the '?'");
       continue;
     }
     if (*h.value <= 0) {

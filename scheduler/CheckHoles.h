@@ -5,7 +5,8 @@
 namespace tk {
 
 // Takes a verified kernel whose holes may carry values (from the
-// construction optimizer or `--hole=ID=VALUE`). Reports, at the `?`:
+// construction optimizer, scheduler/construct/FillHoles.h). Reports, at the
+// `?`:
 //   - a hole without a value,
 //   - a value outside the hole's candidate set, or not positive;
 // then returns a copy of the kernel with every hole replaced by its value

@@ -135,7 +135,7 @@ bool checkTaskMappings(const Kernel &k, DiagEngine &diags) {
   Walker w{k, diags, {}, {}};
   w.walk(k.body, {});
   std::string reason;
-  if (!launchConfigConsistent(w.launch, &reason)) diags.error(k.loc, reason);
+  if (!launchConfigConsistent(w.launch, &reason)) diags.error(w.launch.threadsLoc, reason);
   if (diags.errorCount() == before) w.coverage();
   return diags.errorCount() == before;
 }

@@ -3,6 +3,8 @@
 #include "ir/Reduction.h"
 #include "ir/Simplify.h"
 
+#include <set>
+
 namespace tk {
 using namespace ir;
 
@@ -96,8 +98,52 @@ MStmtPtr parallelOver(const std::vector<IndexVar> &vars, size_t s, TargetFamily 
     m->mapping.atoms.push_back(std::move(chunk));
     return m;
   }
-  WorkerKind w = family == TargetFamily::Cuda ? WorkerKind::Blocks : WorkerKind::Cores;
-  return mapFor(std::move(names), MappingAtom::Kind::Spatial, std::move(dims), w, std::move(body), loc);
+  return mapFor(std::move(names), MappingAtom::Kind::Spatial, std::move(dims), WorkerKind::Cores, std::move(body), loc);
+}
+
+// A name for a worker variable that no variable of the statement uses.
+std::string freshName(const std::string &base, const Assign &a, const Op &op) {
+  std::set<std::string> used(op.symbols.begin(), op.symbols.end());
+  for (const Param &p : op.inputs) used.insert(p.name);
+  for (const IndexVar &v : a.vars) used.insert(v.name);
+  visitExpr(a.value, [&](const Expr &n) {
+    if (n->kind == ExprKind::Var) used.insert(n->name);
+    for (const IndexVar &v : n->rvars) used.insert(v.name);
+  });
+  std::string name = base;
+  for (int i = 1; used.count(name); ++i) name = base + "." + std::to_string(i);
+  return name;
+}
+
+// CUDA: one thread per output element. The elements, flattened row-major,
+// are spread over cdiv(total, 256) blocks of 256 threads; thread t of block
+// b computes element e = b*256 + t, whose coordinates are the mixed-radix
+// digits of e. Elements past the end have a first coordinate out of range,
+// so PredicateAccesses drops their stores. Reductions stay in the value:
+// each thread accumulates in registers (LowerReductions), which is what a
+// GPU wants (no read-modify-write of global memory per reduction step). A
+// rank-0 target is one element: one block of one thread.
+constexpr int64_t kGpuBlockThreads = 256;
+
+MStmtPtr scheduleAssignGpu(const Assign &a, const Op &op) {
+  size_t rank = a.vars.size();
+  int64_t threads = rank == 0 ? 1 : kGpuBlockThreads;
+  std::string blk = freshName("blk", a, op), thr = freshName("thr", a, op);
+  Expr e = add(mul(var(blk, VarKind::Loop), intImm(threads)), var(thr, VarKind::Loop));
+  std::vector<Expr> idx(rank);
+  Expr stride = intImm(1);
+  for (size_t k = rank; k-- > 0;) {
+    Expr q = floorDiv(e, stride);
+    idx[k] = k == 0 ? q : floorMod(q, a.vars[k].extent);
+    stride = mul(stride, a.vars[k].extent);
+  }
+  std::vector<std::pair<std::string, Expr>> vmap;
+  for (size_t k = 0; k < rank; ++k) vmap.push_back({a.vars[k].name, simplify(idx[k])});
+  for (Expr &i : idx) i = simplify(i);
+  MStmtPtr st = store(a.target, idx, substitute(a.value, vmap), AccumOp::None, a.loc);
+  MStmtPtr inner = mapFor({thr}, MappingAtom::Kind::Spatial, {intImm(threads)}, WorkerKind::Threads, st, a.loc);
+  return mapFor({blk}, MappingAtom::Kind::Spatial, {simplify(ceilDiv(stride, intImm(threads)))}, WorkerKind::Blocks,
+                inner, a.loc);
 }
 
 MStmtPtr scheduleAssign(const Assign &a, TargetFamily family) {
@@ -145,7 +191,8 @@ KernelPtr defaultSchedule(const OpPtr &op, const TargetDesc &target) {
     alloc->loc = t->loc;
     stmts.push_back(alloc);
   }
-  for (const Assign &a : op->body) stmts.push_back(scheduleAssign(a, target.family));
+  for (const Assign &a : op->body)
+    stmts.push_back(target.family == TargetFamily::Cuda ? scheduleAssignGpu(a, *op) : scheduleAssign(a, target.family));
   k->body = mBlock(std::move(stmts), op->loc);
   return k;
 }

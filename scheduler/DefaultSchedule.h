@@ -18,7 +18,9 @@ namespace tk {
 //     dimension with an accumulating store (matmul runs i, k, j), so the
 //     inner loop stays stride-1; other reductions stay in the stored value
 //     (LowerReductions gives them a register accumulator).
-// CUDA spreads the outer dimension over blocks; Sunway over the 64 CPEs in
+// CUDA flattens each statement's output elements over cdiv(total, 256)
+// blocks of 256 threads, one element per thread (reductions accumulate in
+// registers); Sunway spreads the outer dimension over the 64 CPEs in
 // contiguous chunks (overshooting stores are predicated away later).
 ir::KernelPtr defaultSchedule(const ir::OpPtr &op, const TargetDesc &target);
 

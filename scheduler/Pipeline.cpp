@@ -9,11 +9,14 @@
 #include "scheduler/CheckHoles.h"
 #include "scheduler/CheckTaskMappings.h"
 #include "scheduler/DefaultSchedule.h"
+#include "scheduler/FormKernelLaunches.h"
 #include "scheduler/InsertRuntimeChecks.h"
 #include "scheduler/LowerReductions.h"
 #include "scheduler/LowerTaskMappings.h"
 #include "scheduler/PredicateAccesses.h"
+#include "scheduler/construct/FillHoles.h"
 
+#include <algorithm>
 #include <map>
 #include <ostream>
 #include <set>
@@ -42,6 +45,11 @@ public:
       dump("DefaultSchedule", k->name, printKernel(*k));
     }
     verifyMappingIR(*k, false);
+    bool open = std::any_of(k->holes.begin(), k->holes.end(), [](const Hole &h) { return !h.value; });
+    if (open && opts_.construct) {
+      k = construct::fillHolesByConstruction(*k, *opts_.construct, diags_);
+      if (!k) return slot = nullptr;
+    }
     KernelPtr filled = checkHoles(*k, diags_);
     if (!filled) return slot = nullptr;
     dump("CheckHoles", k->name, printKernel(*filled));
@@ -61,6 +69,12 @@ public:
     step("PredicateAccesses", f, true);
     f = insertRuntimeChecks(f, *k);
     step("InsertRuntimeChecks", f, true);
+    if (f.target == TargetFamily::Cuda) {
+      std::optional<LoweredFunc> launched = formKernelLaunches(f, diags_);
+      if (!launched) return std::nullopt;
+      f = std::move(*launched);
+      step("FormKernelLaunches", f, true);
+    }
     return f;
   }
 

@@ -11,6 +11,10 @@
 
 namespace tk {
 
+namespace construct {
+struct ConstructOptions;
+}
+
 // What the scheduler needs to know about the machine it lowers for.
 struct TargetDesc {
   ir::TargetFamily family = ir::TargetFamily::Cpu;
@@ -21,6 +25,9 @@ struct TargetDesc {
 struct PipelineOptions {
   TargetDesc target;
   std::ostream *dumpAfterEachPass = nullptr; // print IR after every pass when set
+  // The construction optimizer fills valueless holes when set
+  // (scheduler/construct/FillHoles.h); without it they are errors.
+  const construct::ConstructOptions *construct = nullptr;
 };
 
 // For every export of `m`: take its kernel (or build the default schedule for

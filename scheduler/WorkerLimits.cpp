@@ -90,8 +90,8 @@ bool workerMappingApplies(const MStmt &m, const std::vector<const MStmt *> &encl
 bool launchConfigConsistent(const LaunchConfig &launch, std::string *reason) {
   if (launch.warps && launch.threads && *launch.warps * 32 != *launch.threads)
     return fail(reason, std::to_string(*launch.warps) + " warps (at " + lineCol(launch.warpsLoc) + ") need " +
-                            std::to_string(*launch.warps * 32) + " threads, but the threads mapping at " +
-                            lineCol(launch.threadsLoc) + " uses " + std::to_string(*launch.threads));
+                            std::to_string(*launch.warps * 32) + " threads (32 per warp), but this threads mapping "
+                            "uses " + std::to_string(*launch.threads));
   return true;
 }
 

@@ -33,7 +33,8 @@ bool workerMappingApplies(const ir::MStmt &m, const std::vector<const ir::MStmt 
                           ir::TargetFamily family, LaunchConfig &launch, std::string *reason);
 
 // Kernel-wide rule checked after all mappings: warps * 32 == threads when a
-// kernel maps onto both.
+// kernel maps onto both. The message is meant for the (first) threads
+// mapping, `launch.threadsLoc`.
 bool launchConfigConsistent(const LaunchConfig &launch, std::string *reason);
 
 // "L:C" of a location, for messages that point at a second place.

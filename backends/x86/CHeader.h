@@ -14,7 +14,10 @@ namespace tk {
 std::string cTypeName(ir::ScalarType t);
 
 // Header text declaring every export in `exports`, guarded by `guard`
-// (a valid C identifier chosen by the caller, e.g. TK_MATMUL_H).
-std::string emitCHeader(const std::vector<ir::Export> &exports, const std::string &guard);
+// (a valid C identifier chosen by the caller, e.g. TK_MATMUL_H). With
+// `cuda`, the prototypes are those of cuda host objects: tensors are device
+// pointers and a trailing `void *stream` follows (docs/abi.md), and the
+// launcher's status codes are defined too.
+std::string emitCHeader(const std::vector<ir::Export> &exports, const std::string &guard, bool cuda = false);
 
 } // namespace tk

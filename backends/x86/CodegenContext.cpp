@@ -1,99 +1,16 @@
 #include "backends/x86/CodegenContext.h"
 
+#include <llvm/IR/Intrinsics.h>
+
 namespace tk::x86 {
 
-using ir::ScalarType;
-
 CodegenContext::CodegenContext(llvm::Module &m, const CpuTarget &t, DiagEngine &d)
-    : ctx(m.getContext()), mod(m), b(m.getContext()), target(t), diags(d) {}
-
-llvm::Type *CodegenContext::regType(ScalarType t) {
-  switch (t) {
-  case ScalarType::F16:
-  case ScalarType::BF16:
-  case ScalarType::F32: return b.getFloatTy();
-  case ScalarType::F64: return b.getDoubleTy();
-  case ScalarType::I8: return b.getInt8Ty();
-  case ScalarType::I32: return b.getInt32Ty();
-  case ScalarType::I64: return b.getInt64Ty();
-  case ScalarType::Bool: return b.getInt1Ty();
-  }
-  throw InternalError("unknown scalar type");
-}
-
-llvm::Type *CodegenContext::memType(ScalarType t) {
-  switch (t) {
-  case ScalarType::F16:
-  case ScalarType::BF16: return b.getInt16Ty();
-  case ScalarType::Bool: return b.getInt8Ty();
-  default: return regType(t);
-  }
-}
-
-const VarBinding *CodegenContext::lookup(const std::string &name) const {
-  const auto &scopes = frames.back().scopes;
-  for (auto it = scopes.rbegin(); it != scopes.rend(); ++it) {
-    auto found = it->find(name);
-    if (found != it->end()) return &found->second;
-  }
-  return nullptr;
-}
-
-llvm::Value *CodegenContext::buffer(const ir::TensorDecl &t) const {
-  auto it = frames.back().buffers.find(&t);
-  if (it == frames.back().buffers.end())
-    throw InternalError("x86 backend: tensor '" + t.name + "' is used outside its allocation");
-  return it->second;
-}
+    : codegen::CodegenContext(m, d), target(t) {}
 
 void CodegenContext::setFunctionAttributes(llvm::Function *fn) {
   fn->addFnAttr(llvm::Attribute::NoUnwind);
   fn->addFnAttr("target-cpu", target.cpu);
   if (!target.features.empty()) fn->addFnAttr("target-features", target.features);
-}
-
-llvm::AllocaInst *CodegenContext::entryAlloca(llvm::Type *type, const std::string &name) {
-  llvm::BasicBlock &entry = frame().fn->getEntryBlock();
-  llvm::IRBuilder<> eb(&entry, entry.getFirstInsertionPt());
-  return eb.CreateAlloca(type, nullptr, name);
-}
-
-llvm::BasicBlock *CodegenContext::newBlock(const std::string &name) {
-  return llvm::BasicBlock::Create(ctx, name, frame().fn);
-}
-
-llvm::FunctionCallee CodegenContext::runtimeFunction(const std::string &name, llvm::FunctionType *type) {
-  llvm::FunctionCallee callee = mod.getOrInsertFunction(name, type);
-  if (auto *fn = llvm::dyn_cast<llvm::Function>(callee.getCallee())) fn->addFnAttr(llvm::Attribute::NoUnwind);
-  return callee;
-}
-
-void CodegenContext::emitLoop(llvm::Value *begin, llvm::Value *end, const std::string &name,
-                              const std::vector<llvm::Metadata *> &loopProps,
-                              const std::function<void(llvm::Value *)> &body) {
-  llvm::BasicBlock *pre = b.GetInsertBlock();
-  llvm::BasicBlock *header = newBlock(name + ".header");
-  llvm::BasicBlock *bodyBB = newBlock(name + ".body");
-  llvm::BasicBlock *exit = newBlock(name + ".exit");
-  b.CreateBr(header);
-  b.SetInsertPoint(header);
-  llvm::PHINode *iv = b.CreatePHI(b.getInt64Ty(), 2, name);
-  iv->addIncoming(begin, pre);
-  b.CreateCondBr(b.CreateICmpSLT(iv, end), bodyBB, exit);
-  b.SetInsertPoint(bodyBB);
-  body(iv);
-  llvm::Value *next = b.CreateAdd(iv, b.getInt64(1), name + ".next", /*HasNUW=*/false, /*HasNSW=*/true);
-  llvm::BranchInst *latch = b.CreateBr(header);
-  iv->addIncoming(next, b.GetInsertBlock());
-  if (!loopProps.empty()) {
-    // A loop ID is a distinct node whose first operand is itself.
-    std::vector<llvm::Metadata *> ops{nullptr};
-    ops.insert(ops.end(), loopProps.begin(), loopProps.end());
-    llvm::MDNode *id = llvm::MDNode::getDistinct(ctx, ops);
-    id->replaceOperandWith(0, id);
-    latch->setMetadata(llvm::LLVMContext::MD_loop, id);
-  }
-  b.SetInsertPoint(exit);
 }
 
 void CodegenContext::emitFree(llvm::Value *ptr) {
@@ -126,6 +43,33 @@ llvm::Value *CodegenContext::emitCheckedMalloc(llvm::Value *bytes, const std::st
   emitEarlyExit(b.getInt32(kStatusOutOfMemory));
   b.SetInsertPoint(ok);
   return ptr;
+}
+
+// tanh and erf have no LLVM intrinsic: they call libm.
+static llvm::Value *callLibm(CodegenContext &cg, const char *name, llvm::Value *x) {
+  bool dbl = x->getType()->isDoubleTy();
+  auto *type = llvm::FunctionType::get(x->getType(), {x->getType()}, false);
+  llvm::FunctionCallee f = cg.runtimeFunction(dbl ? name : std::string(name) + "f", type);
+  if (auto *fn = llvm::dyn_cast<llvm::Function>(f.getCallee())) fn->setOnlyAccessesInaccessibleMemory();
+  return cg.b.CreateCall(f, {x});
+}
+
+llvm::Value *CodegenContext::emitMath(ir::MathFn f, llvm::Value *x) {
+  switch (f) {
+  case ir::MathFn::Exp: return b.CreateUnaryIntrinsic(llvm::Intrinsic::exp, x);
+  case ir::MathFn::Log: return b.CreateUnaryIntrinsic(llvm::Intrinsic::log, x);
+  case ir::MathFn::Sqrt: return b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);
+  case ir::MathFn::Rsqrt:
+    return b.CreateFDiv(llvm::ConstantFP::get(x->getType(), 1.0), b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x));
+  case ir::MathFn::Tanh: return callLibm(*this, "tanh", x);
+  case ir::MathFn::Erf: return callLibm(*this, "erf", x);
+  case ir::MathFn::Abs: return b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+  }
+  throw InternalError("x86 backend: unknown math function");
+}
+
+llvm::Value *CodegenContext::emitPow(llvm::Value *a, llvm::Value *x) {
+  return b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, a, x);
 }
 
 } // namespace tk::x86

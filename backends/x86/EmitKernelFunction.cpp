@@ -1,6 +1,6 @@
 #include "backends/x86/EmitKernelFunction.h"
 
-#include "backends/x86/LowerExprToLLVM.h"
+#include "backends/common/LowerExprToLLVM.h"
 #include "backends/x86/LowerStmtToLLVM.h"
 
 #include <set>

@@ -1,6 +1,8 @@
 #include "backends/x86/LowerStmtToLLVM.h"
 
-#include "backends/x86/LowerExprToLLVM.h"
+#include "backends/common/LowerCommonStmt.h"
+#include "backends/common/LowerExprToLLVM.h"
+#include "backends/x86/EmitRegisterTile.h"
 #include "backends/x86/OutlineParallelLoops.h"
 
 namespace tk::x86 {
@@ -52,6 +54,11 @@ static void lowerFor(CodegenContext &cg, const LStmt &s) {
     outlineParallelLoop(cg, s);
     return;
   }
+  // Contraction nests get register-blocked vector code instead of scalar loops.
+  if (auto nest = matchContraction(s)) {
+    emitRegisterTile(cg, *nest);
+    return;
+  }
   llvm::Value *begin = lowerExprAs(cg, s.min, ScalarType::I64);
   llvm::Value *end = cg.b.CreateAdd(begin, lowerExprAs(cg, s.extent, ScalarType::I64));
   cg.emitLoop(begin, end, s.var, loopHints(cg, s), [&](llvm::Value *iv) {
@@ -60,18 +67,6 @@ static void lowerFor(CodegenContext &cg, const LStmt &s) {
     lowerStmt(cg, s.body);
     cg.popScope();
   });
-}
-
-static void lowerStore(CodegenContext &cg, const LStmt &s) {
-  const ir::TensorDecl &t = *s.tensor;
-  auto emit = [&] {
-    llvm::Value *v = lowerExprAs(cg, s.value, t.dtype);
-    storeElement(cg, v, elementAddress(cg, t, s.indices), t.dtype);
-  };
-  if (s.pred)
-    emitGuarded(cg, lowerExprAs(cg, s.pred, ScalarType::Bool), t.name + ".store", emit);
-  else
-    emit();
 }
 
 static void lowerAlloc(CodegenContext &cg, const LStmt &s) {
@@ -109,23 +104,6 @@ static void lowerAlloc(CodegenContext &cg, const LStmt &s) {
   }
 }
 
-static void lowerIf(CodegenContext &cg, const LStmt &s) {
-  llvm::Value *c = lowerExprAs(cg, s.cond, ScalarType::Bool);
-  llvm::BasicBlock *thenBB = cg.newBlock("if.then");
-  llvm::BasicBlock *elseBB = s.elseS ? cg.newBlock("if.else") : nullptr;
-  llvm::BasicBlock *done = cg.newBlock("if.done");
-  cg.b.CreateCondBr(c, thenBB, elseBB ? elseBB : done);
-  cg.b.SetInsertPoint(thenBB);
-  lowerStmt(cg, s.thenS);
-  cg.b.CreateBr(done);
-  if (elseBB) {
-    cg.b.SetInsertPoint(elseBB);
-    lowerStmt(cg, s.elseS);
-    cg.b.CreateBr(done);
-  }
-  cg.b.SetInsertPoint(done);
-}
-
 static void lowerCheck(CodegenContext &cg, const LStmt &s) {
   llvm::Value *c = lowerExprAs(cg, s.cond, ScalarType::Bool);
   llvm::BasicBlock *fail = cg.newBlock("check.fail");
@@ -143,17 +121,10 @@ void lowerStmt(CodegenContext &cg, const ir::LStmtPtr &s) {
     for (const auto &c : s->stmts) lowerStmt(cg, c);
     return;
   case LStmt::Kind::For: lowerFor(cg, *s); return;
-  case LStmt::Kind::Store: lowerStore(cg, *s); return;
+  case LStmt::Kind::Store: codegen::lowerStore(cg, *s); return;
   case LStmt::Kind::Alloc: lowerAlloc(cg, *s); return;
-  case LStmt::Kind::If: lowerIf(cg, *s); return;
-  case LStmt::Kind::Let: {
-    llvm::Value *v = lowerExpr(cg, s->value);
-    cg.pushScope();
-    cg.bind(s->var, {v, s->value->type});
-    lowerStmt(cg, s->body);
-    cg.popScope();
-    return;
-  }
+  case LStmt::Kind::If: codegen::lowerIf(cg, *s, [&](const ir::LStmtPtr &c) { lowerStmt(cg, c); }); return;
+  case LStmt::Kind::Let: codegen::lowerLet(cg, *s, [&](const ir::LStmtPtr &c) { lowerStmt(cg, c); }); return;
   case LStmt::Kind::Check: lowerCheck(cg, *s); return;
   case LStmt::Kind::Barrier:
     // A single worker needs no barrier; chunks of a parallel loop run to

@@ -23,6 +23,9 @@ std::optional<CpuTarget> resolveCpuTarget(const std::string &name, std::string *
 
 enum class CodegenOutput { LLVMIR, Assembly, Object };
 
+// Registers LLVM's x86 target (once per process; later calls do nothing).
+void initializeX86Backend();
+
 // Translates the functions into one LLVM module named after `moduleName`
 // and writes the requested form to `out` (bytes). Output is deterministic:
 // the same input gives byte-identical output. Returns false after

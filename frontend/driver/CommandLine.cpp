@@ -1,5 +1,6 @@
 #include "frontend/driver/CommandLine.h"
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -73,13 +74,13 @@ static std::optional<EmitKind> parseEmit(const std::string &v, std::string *erro
   static const std::pair<const char *, EmitKind> kinds[] = {
       {"ast", EmitKind::Ast},   {"tensor", EmitKind::Tensor}, {"mapping", EmitKind::Mapping},
       {"loop", EmitKind::Loop}, {"llvm", EmitKind::LLVM},     {"asm", EmitKind::Asm},
-      {"obj", EmitKind::Obj},   {"header", EmitKind::Header}};
+      {"obj", EmitKind::Obj},   {"header", EmitKind::Header}, {"ptx", EmitKind::Ptx}};
   for (const auto &[name, kind] : kinds)
     if (v == name) return kind;
-  if (v == "ptx" || v == "sunway")
+  if (v == "sunway")
     *error = "--emit=" + v + " is not available in this build (target backend arrives in a later release)";
   else
-    *error = "invalid value '" + v + "' for --emit (expected ast, tensor, mapping, loop, llvm, asm, obj or header)";
+    *error = "invalid value '" + v + "' for --emit (expected ast, tensor, mapping, loop, llvm, asm, obj, header or ptx)";
   return std::nullopt;
 }
 
@@ -120,12 +121,36 @@ std::optional<DriverOptions> parseCommandLine(const std::vector<std::string> &ar
       o.emit = *k;
     } else if (startsWith(a, "--target=")) {
       o.target = a.substr(9);
-      if (startsWith(o.target, "cuda") || startsWith(o.target, "sunway")) {
-        *error = "target '" + o.target + "' needs the " + (o.target[0] == 'c' ? "CUDA" : "Sunway") +
-                 " backend, which is not built in this version of tkc";
+      if (startsWith(o.target, "sunway")) {
+        *error = "target '" + o.target + "' needs the Sunway backend, which is not built in this version of tkc";
         return std::nullopt;
       }
     } else if (startsWith(a, "--stdlib=")) o.stdlibDir = a.substr(9);
+    else if (startsWith(a, "--hw=")) o.hardware = a.substr(5);
+    else if (a == "--construct-trace") o.constructTrace = true;
+    else if (startsWith(a, "--rank=")) {
+      v = a.substr(7);
+      if (v == "model" || v == "measure") {
+        *error = "--rank=" + v + " is not available in this build (" +
+                 (v == "model" ? "reserved for the learned cost model" : "measuring candidates is not implemented yet") +
+                 "); the default --rank=roofline ranks by the analytical estimate";
+        return std::nullopt;
+      }
+      if (v != "roofline") {
+        *error = "invalid value '" + v + "' for --rank (expected roofline, measure or model)";
+        return std::nullopt;
+      }
+    } else if (startsWith(a, "--shape-hint=")) {
+      v = a.substr(13);
+      size_t eq = v.find('=');
+      char *end = nullptr;
+      long long n = eq == std::string::npos ? 0 : std::strtoll(v.c_str() + eq + 1, &end, 10);
+      if (eq == 0 || eq == std::string::npos || !end || *end || n < 1) {
+        *error = "invalid value '" + v + "' for --shape-hint (expected SYMBOL=POSITIVE-INTEGER)";
+        return std::nullopt;
+      }
+      o.shapeHints.push_back({v.substr(0, eq), n});
+    }
     else if (startsWith(a, "--color=")) {
       v = a.substr(8);
       if (v == "auto") o.color = ColorMode::Auto;
@@ -162,21 +187,29 @@ std::optional<DriverOptions> parseCommandLine(const std::vector<std::string> &ar
 std::string helpText() {
   return R"(usage: tkc [options] file.tk
 
-Compiles one .tk file (and the files it imports) for a CPU target.
+Compiles one .tk file (and the files it imports) for a CPU or CUDA target.
 
 Output:
   -o FILE                 output file ('-' = stdout); default: the input's
                           basename with .o/.ll/.s/.h in the current directory
                           (ast/tensor/mapping/loop dumps default to stdout)
   --emit=KIND             ast | tensor | mapping | loop | llvm | asm | obj | header
-                          (default obj)
+                          | ptx (default obj; ptx for cuda targets, asm for CPU ones)
   -O0 -O1 -O2 -O3         LLVM optimization level (default -O2)
   --target=NAME           host | x86_64 | x86_64-avx2 | x86_64-avx512 (default host)
+                          | cuda-sm_80 | cuda-sm_90 | cuda-sm_90a | cuda (= cuda-sm_90)
 Input:
   -I DIR, -IDIR           search DIR for imports (after the importing file's directory)
   --stdlib=DIR            directory holding std/*.tk (default: $TK_STDLIB, then
                           <tkc>/../share/tk/stdlib, then the source tree's stdlib)
   @FILE                   read more arguments from FILE
+Construction optimizer (fills '?' holes, docs/construct.md):
+  --hw=FILE|NAME          hardware description (docs/hardware.md): a .hw file, or a
+                          name in <stdlib>/targets (zen5-2c, h100, ...); default: host
+  --shape-hint=SYM=N      assume shape symbol SYM = N while constructing (default 1024)
+  --construct-trace       print the construction path on stdout
+  --rank=roofline         rank candidates by the analytical estimate (the default;
+                          measure and model are reserved)
 Dependencies:
   -MD                     also write a Make/Ninja depfile (on success only)
   -MF FILE                depfile path (default: the output with extension .d)

@@ -2,13 +2,14 @@
 // only records what was asked; the driver resolves defaults that need the
 // file system (output names, the stdlib directory).
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace tk::driver {
 
-enum class EmitKind { Ast, Tensor, Mapping, Loop, LLVM, Asm, Obj, Header };
+enum class EmitKind { Ast, Tensor, Mapping, Loop, LLVM, Asm, Obj, Header, Ptx };
 enum class ColorMode { Auto, Always, Never };
 
 struct DriverOptions {
@@ -27,6 +28,10 @@ struct DriverOptions {
   bool werror = false;
   bool showVersion = false;
   bool showHelp = false;
+  // Construction optimizer (docs/construct.md).
+  std::string hardware;      // --hw: a .hw file or a name in <stdlib>/targets; empty = by target family
+  bool constructTrace = false;
+  std::vector<std::pair<std::string, int64_t>> shapeHints; // --shape-hint=SYM=VALUE
 };
 
 // Replaces every `@file` argument by the arguments the file holds

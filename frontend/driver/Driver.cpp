@@ -1,10 +1,12 @@
 #include "frontend/driver/Driver.h"
 
+#include "backends/nvptx/NvptxBackend.h"
 #include "backends/x86/CHeader.h"
 #include "backends/x86/X86Backend.h"
 #include "frontend/Frontend.h"
 #include "frontend/driver/CommandLine.h"
 #include "frontend/driver/Depfile.h"
+#include "frontend/driver/Hardware.h"
 #include "frontend/driver/OutputFile.h"
 #include "scheduler/Pipeline.h"
 
@@ -32,6 +34,7 @@ const char *defaultExtension(EmitKind k) {
   case EmitKind::Asm: return ".s";
   case EmitKind::Header: return ".h";
   case EmitKind::Obj: return ".o";
+  case EmitKind::Ptx: return ".ptx";
   default: return nullptr; // IR dumps go to stdout
   }
 }
@@ -76,7 +79,9 @@ std::string joined(const std::vector<std::string> &parts) {
 }
 
 // Produces the requested output; nullopt after compile errors.
-std::optional<std::string> compile(const DriverOptions &o, const CpuTarget &target, const std::string &stdlib,
+// `cuda` is set for cuda targets (then `target` is unused).
+std::optional<std::string> compile(const DriverOptions &o, const CpuTarget &target, const CudaTarget *cuda,
+                                   const std::string &stdlib,
                                    SourceManager &sm, DiagEngine &diags, std::vector<std::string> &deps) {
   if (o.emit == EmitKind::Ast) {
     deps.push_back(o.input);
@@ -85,9 +90,10 @@ std::optional<std::string> compile(const DriverOptions &o, const CpuTarget &targ
   FrontendOptions fo;
   fo.includeDirs = o.includeDirs;
   fo.stdlibDir = stdlib;
+  fo.target = cuda ? ir::TargetFamily::Cuda : ir::TargetFamily::Cpu;
   std::optional<ir::Module> m = buildModule(o.input, fo, sm, diags, &deps);
   if (!m || diags.hasErrors()) return std::nullopt;
-  if (o.emit == EmitKind::Header) return emitCHeader(m->exports, headerGuard(outputPath(o), o.input));
+  if (o.emit == EmitKind::Header) return emitCHeader(m->exports, headerGuard(outputPath(o), o.input), cuda != nullptr);
   if (o.emit == EmitKind::Tensor) {
     std::vector<std::string> ops;
     for (const ir::OpPtr &op : m->ops) ops.push_back(ir::printOp(*op));
@@ -95,6 +101,10 @@ std::optional<std::string> compile(const DriverOptions &o, const CpuTarget &targ
   }
   PipelineOptions po;
   po.target.vectorBits = target.vectorBits;
+  po.target.family = fo.target;
+  auto construct = constructOptions(o, stdlib, sm, diags, o.constructTrace ? &std::cout : nullptr);
+  if (!construct) return std::nullopt;
+  po.construct = &*construct;
   if (o.emit == EmitKind::Mapping) {
     std::vector<std::string> kernels;
     for (const ir::KernelPtr &k : scheduleModule(*m, po, diags)) kernels.push_back(ir::printKernel(*k));
@@ -114,6 +124,14 @@ std::optional<std::string> compile(const DriverOptions &o, const CpuTarget &targ
   std::string out;
   // The module is named after the file's basename so output does not
   // depend on the directory the build runs in.
+  if (cuda) {
+    CudaOutput ck = o.emit == EmitKind::Ptx ? CudaOutput::PTX
+                    : o.emit == EmitKind::LLVM ? CudaOutput::DeviceLLVM
+                                               : CudaOutput::HostObject;
+    if (!emitCudaCode(funcs, *cuda, o.optLevel, ck, fs::path(o.input).filename().string(), out, diags))
+      return std::nullopt;
+    return out;
+  }
   if (!emitCpuCode(funcs, target, o.optLevel, kind, fs::path(o.input).filename().string(), out, diags))
     return std::nullopt;
   return out;
@@ -132,10 +150,20 @@ int run(const std::vector<std::string> &rawArgs, const std::string &exePath) {
   }
   if (o.showVersion) {
     std::cout << "tkc " << TK_VERSION << " (LLVM " << LLVM_VERSION_STRING << ")\n"
-              << "targets: host x86_64 x86_64-avx2 x86_64-avx512\n";
+              << "targets: host x86_64 x86_64-avx2 x86_64-avx512 " << cudaTargetNames() << "\n";
     return kExitOk;
   }
-  auto target = resolveCpuTarget(o.target, &error);
+  std::optional<CudaTarget> cuda;
+  if (o.target.rfind("cuda", 0) == 0) {
+    cuda = resolveCudaTarget(o.target, &error);
+    if (!cuda) throw UsageError{error};
+    if (o.emit == EmitKind::Asm) throw UsageError{"--emit=asm is for CPU targets; use --emit=ptx for " + o.target};
+  } else if (o.emit == EmitKind::Ptx) {
+    throw UsageError{"--emit=ptx needs a cuda target (--target=cuda-sm_80, cuda-sm_90, cuda-sm_90a or cuda)"};
+  }
+  // Host objects for cuda targets are x86-64 code; the CPU target only
+  // matters for CPU targets.
+  auto target = resolveCpuTarget(cuda ? "x86_64" : o.target, &error);
   if (!target) throw UsageError{error};
   std::string output = outputPath(o);
   std::string depfilePath = o.depfilePath;
@@ -152,7 +180,7 @@ int run(const std::vector<std::string> &rawArgs, const std::string &exePath) {
   std::vector<std::string> deps;
   std::optional<std::string> result;
   try {
-    result = compile(o, *target, stdlibDir(o, exePath), sm, diags, deps);
+    result = compile(o, *target, cuda ? &*cuda : nullptr, stdlibDir(o, exePath), sm, diags, deps);
   } catch (...) {
     diags.flush();
     throw;

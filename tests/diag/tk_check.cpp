@@ -1,7 +1,17 @@
 // tk_check: runs the frontend (tk::buildModule) on one .tk file, without the
-// driver, for the expected-diagnostic tests.
+// driver, for the expected-diagnostic tests; with --schedule or --lower also
+// the scheduler, for the checks that live there.
 //
-//   tk_check [--target=cpu|cuda|sunway] [-I DIR] [--stdlib DIR] [--verify] FILE
+//   tk_check [--target=cpu|cuda|sunway] [-I DIR] [--stdlib DIR]
+//            [--schedule | --lower] [--hole=ID=VALUE]... [--verify] FILE
+//
+// --schedule runs tk::scheduleModule (holes, requirements, worker limits,
+// write conflicts and coverage: what `tkc --emit=mapping` reports) for the
+// exports of the --target family (also cuda and sunway, which tkc does not
+// compile yet); --lower runs tk::lowerModule (the same checks, then the
+// lowering passes and their verifiers). Both run only when the frontend
+// reported no error. --hole=ID=VALUE gives hole ?ID of every kernel a value
+// before scheduling, like the construction optimizer would.
 //
 // Without --verify: prints diagnostics to stderr; exit status 1 when there
 // is an error, else 0. With --verify: compares the diagnostics with the
@@ -12,6 +22,7 @@
 //   // expect-error@-2: ...                       (any column)
 // Notes are compared only in files that expect at least one note.
 #include "frontend/Frontend.h"
+#include "scheduler/Pipeline.h"
 
 #include <algorithm>
 #include <fstream>
@@ -51,7 +62,8 @@ std::vector<Expectation> parseExpectations(const std::string &text) {
 }
 
 int usage() {
-  std::cerr << "usage: tk_check [--target=cpu|cuda|sunway] [-I DIR] [--stdlib DIR] [--verify] FILE\n";
+  std::cerr << "usage: tk_check [--target=cpu|cuda|sunway] [-I DIR] [--stdlib DIR] [--schedule | --lower]\n"
+               "                [--hole=ID=VALUE]... [--verify] FILE\n";
   return 2;
 }
 
@@ -60,10 +72,20 @@ int usage() {
 int main(int argc, char **argv) {
   tk::FrontendOptions opts;
   bool verify = false;
+  enum class Stage { Frontend, Schedule, Lower } stage = Stage::Frontend;
+  std::vector<std::pair<int, int64_t>> holes;
   std::string file;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--verify") verify = true;
+    else if (a == "--schedule") stage = Stage::Schedule;
+    else if (a == "--lower") stage = Stage::Lower;
+    else if (a.rfind("--hole=", 0) == 0) {
+      static const std::regex re(R"(--hole=(\d+)=(-?\d+))");
+      std::smatch m;
+      if (!std::regex_match(a, m, re)) return usage();
+      holes.push_back({std::stoi(m[1]), std::stoll(m[2])});
+    }
     else if (a.rfind("--target=", 0) == 0) {
       auto t = tk::ir::parseTargetFamily(a.substr(9));
       if (!t) return usage();
@@ -82,13 +104,29 @@ int main(int argc, char **argv) {
   std::optional<tk::ir::Module> module;
   try {
     module = tk::buildModule(file, opts, sm, diags);
+    if (module.has_value() == diags.hasErrors()) {
+      std::cerr << "tk_check: buildModule "
+                << (module ? "returned a module despite errors" : "failed without an error") << '\n';
+      return 4;
+    }
+    if (module && stage != Stage::Frontend) {
+      for (const tk::ir::KernelPtr &k : module->kernels)
+        for (tk::ir::Hole &h : k->holes)
+          for (const auto &[id, value] : holes)
+            if (h.id == id) h.value = value;
+      tk::PipelineOptions po;
+      po.target.family = opts.target;
+      size_t before = diags.errorCount();
+      size_t produced = stage == Stage::Schedule ? tk::scheduleModule(*module, po, diags).size()
+                                                 : tk::lowerModule(*module, po, diags).size();
+      // Every export that did not make it through must have said why.
+      if (diags.errorCount() == before && produced == 0 && !module->exports.empty()) {
+        std::cerr << "tk_check: the scheduler dropped every export without an error\n";
+        return 4;
+      }
+    }
   } catch (const tk::InternalError &e) {
     std::cerr << "tk_check: internal error: " << e.what() << '\n';
-    return 4;
-  }
-  if (module.has_value() == diags.hasErrors()) {
-    std::cerr << "tk_check: buildModule " << (module ? "returned a module despite errors" : "failed without an error")
-              << '\n';
     return 4;
   }
   if (!verify) return diags.hasErrors() ? 1 : 0;

@@ -7,7 +7,7 @@
 // `where` constraint or a negative derived extent returns status 1.
 //
 //   tk_difftest [--tkc PATH] [--libdir DIR] [--stdlib DIR] [--work DIR]
-//               [--seed N] [--trials N] [--budget N] FILE SYMBOL
+//               [--seed N] [--trials N] [--budget N] [--target NAME] FILE SYMBOL
 //
 // Exit status: 0 = every check passed, 1 = a check failed, 2 = setup failed
 // (usage, frontend or compile error, missing symbol).
@@ -48,6 +48,7 @@ bool parseOptions(int argc, char **argv, Options &o) {
     else if (a == "--seed") o.seed = std::stoull(value());
     else if (a == "--trials") o.randomTrials = std::stoi(value());
     else if (a == "--budget") o.budget = std::stod(value());
+    else if (a == "--target") o.compile.tkcFlags[1] = "--target=" + value();
     else if (!a.empty() && a[0] == '-') return false;
     else positional.push_back(a);
   }
@@ -160,7 +161,7 @@ int main(int argc, char **argv) {
   Options o;
   if (!parseOptions(argc, argv, o)) {
     std::cerr << "usage: tk_difftest [--tkc PATH] [--libdir DIR] [--stdlib DIR] [--work DIR] [--seed N]"
-                 " [--trials N] [--budget N] FILE SYMBOL\n";
+                 " [--trials N] [--budget N] [--target NAME] FILE SYMBOL\n";
     return 2;
   }
   SourceManager sm;

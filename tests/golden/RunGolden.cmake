@@ -1,10 +1,12 @@
-# cmake -DTKC=<tkc> -DSRC=<name.tk> -DEXPECTED=<name.stage.expected> "-DFLAGS=<;-list>" -P RunGolden.cmake
+# cmake -DTKC=<tkc> -DSRC=<name.tk> -DEXPECTED=<name.stage.expected> "-DFLAGS=<flags>" -P RunGolden.cmake
+# FLAGS is the text of the RUN line (split like a shell command line).
 # Runs `tkc FLAGS SRC` from SRC's directory and compares its stdout with
 # EXPECTED byte for byte. With UPDATE_GOLDEN=1 in the environment it
 # rewrites EXPECTED instead (review the diff before committing).
 get_filename_component(_dir ${SRC} DIRECTORY)
 get_filename_component(_file ${SRC} NAME)
-execute_process(COMMAND ${TKC} ${FLAGS} ${_file}
+separate_arguments(_flags UNIX_COMMAND "${FLAGS}")
+execute_process(COMMAND ${TKC} ${_flags} ${_file}
   WORKING_DIRECTORY ${_dir}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)

@@ -38,8 +38,13 @@ TEST_CASE("driver: command line parsing") {
   CHECK(err.find("more than one input") != std::string::npos);
   CHECK_FALSE(parseCommandLine({"x.tk", "-o"}, &err));
   CHECK(err == "missing argument to '-o'");
-  CHECK_FALSE(parseCommandLine({"x.tk", "--emit=ptx"}, &err));
+  CHECK_FALSE(parseCommandLine({"x.tk", "--emit=sunway"}, &err));
   CHECK(err.find("not available in this build") != std::string::npos);
+  // ptx and cuda targets parse; the driver checks that they go together.
+  auto ptx = parseCommandLine({"x.tk", "--emit=ptx", "--target=cuda-sm_80"}, &err);
+  REQUIRE(ptx);
+  CHECK(ptx->emit == EmitKind::Ptx);
+  CHECK(ptx->target == "cuda-sm_80");
   CHECK_FALSE(parseCommandLine({"x.tk", "--target=sunway"}, &err));
   CHECK_FALSE(parseCommandLine({"x.tk", "--color=sometimes"}, &err));
   CHECK_FALSE(parseCommandLine({}, &err));

@@ -76,8 +76,7 @@ TEST_CASE("checks: holes without a value or outside their candidates") {
   CHECK(fx.diags.all()[0].loc.line == 3);
   CHECK(fx.diags.all()[0].loc.col == 11);
   CHECK(fx.messages() == "hole ?0 has no value: tile sizes left as '?' are chosen by the construction optimizer, "
-                         "which is not available in this build; write a value from {16, 32, 64} or pass "
-                         "--hole=0=VALUE\n");
+                         "which did not run; write one of {16, 32, 64} instead of the '?'\n");
   CHECK(check(t.make({t.row(), t.col()}, 48)) == "hole ?0 = 48 is not one of its candidates {16, 32, 64}\n");
 }
 
@@ -181,7 +180,14 @@ TEST_CASE("checks: worker kinds and launch configuration") {
                            at(4, 3)));
   CHECK(check(big) == "a threads mapping needs a constant number of threads <= 1024, not 2048\n");
   CHECK(check(two(TargetFamily::Cuda, WorkerKind::Warps, 4, WorkerKind::Threads, 64)) ==
-        "4 warps (at 4:3) need 128 threads, but the threads mapping at 5:5 uses 64\n");
+        "4 warps (at 4:3) need 128 threads (32 per warp), but this threads mapping uses 64\n");
+  {
+    DiagFixture fx; // reported at the threads mapping, not at the kernel
+    checkTaskMappings(*two(TargetFamily::Cuda, WorkerKind::Warps, 4, WorkerKind::Threads, 64), fx.diags);
+    REQUIRE(fx.diags.all().size() == 1);
+    CHECK(fx.diags.all()[0].loc.line == 5);
+    CHECK(fx.diags.all()[0].loc.col == 5);
+  }
   CHECK(check(two(TargetFamily::Cuda, WorkerKind::Threads, 64, WorkerKind::Blocks, 8)) ==
         "blocks mappings must be outermost, but this one is nested inside `spatial(64) * repeat(1) on threads` at "
         "4:3\n");

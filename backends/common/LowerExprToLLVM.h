@@ -3,9 +3,9 @@
 // in f32 and rounded only when stored or cast (like C's excess precision for
 // _Float16), bool is i1. Guarded loads never touch memory out of range.
 #pragma once
-#include "backends/x86/CodegenContext.h"
+#include "backends/common/CodegenContext.h"
 
-namespace tk::x86 {
+namespace tk::codegen {
 
 // Translates `e` (no holes; every variable and tensor bound in `cg`) and
 // returns a value of type cg.regType(e->type).
@@ -32,4 +32,4 @@ void storeElement(CodegenContext &cg, llvm::Value *v, llvm::Value *addr, ir::Sca
 void emitGuarded(CodegenContext &cg, llvm::Value *cond, const std::string &name,
                  const std::function<void()> &emit);
 
-} // namespace tk::x86
+} // namespace tk::codegen

@@ -1,9 +1,9 @@
-#include "backends/x86/LowerExprToLLVM.h"
+#include "backends/common/LowerExprToLLVM.h"
 
 #include <llvm/ADT/APFloat.h>
 #include <llvm/IR/Intrinsics.h>
 
-namespace tk::x86 {
+namespace tk::codegen {
 
 using ir::BinOp;
 using ir::ExprKind;
@@ -62,7 +62,7 @@ llvm::Value *convertValue(CodegenContext &cg, llvm::Value *v, ScalarType from, S
 llvm::Value *elementAddress(CodegenContext &cg, const ir::TensorDecl &t,
                             const std::vector<ir::Expr> &indices) {
   if (indices.size() != t.rank())
-    throw InternalError("x86 backend: " + std::to_string(indices.size()) + " indices for tensor '" +
+    throw InternalError("codegen: " + std::to_string(indices.size()) + " indices for tensor '" +
                         t.name + "' of rank " + std::to_string(t.rank()));
   llvm::Value *linear = cg.b.getInt64(0);
   for (size_t k = 0; k < indices.size(); ++k) {
@@ -185,11 +185,11 @@ static llvm::Value *lowerArith(CodegenContext &cg, BinOp op, llvm::Value *a, llv
     case BinOp::CDiv: return unaryIntrinsic(cg, llvm::Intrinsic::ceil, B.CreateFDiv(a, b));
     case BinOp::Min: return B.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, a, b);
     case BinOp::Max: return B.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, a, b);
-    case BinOp::Pow: return B.CreateBinaryIntrinsic(llvm::Intrinsic::pow, a, b);
+    case BinOp::Pow: return cg.emitPow(a, b);
     default: break;
     }
   }
-  throw InternalError("x86 backend: operator '" + std::string(ir::binOpSymbol(op)) + "' on type " +
+  throw InternalError("codegen: operator '" + std::string(ir::binOpSymbol(op)) + "' on type " +
                       std::string(ir::scalarTypeName(t)));
 }
 
@@ -220,30 +220,11 @@ static llvm::Value *lowerBinary(CodegenContext &cg, const ir::ExprNode &e) {
   return lowerArith(cg, e.binOp, lowerExprAs(cg, x, e.type), lowerExprAs(cg, y, e.type), e.type);
 }
 
-// tanh and erf have no LLVM intrinsic: they call libm (users link -lm).
-static llvm::Value *callLibm(CodegenContext &cg, const char *name, llvm::Value *x) {
-  bool dbl = x->getType()->isDoubleTy();
-  auto *type = llvm::FunctionType::get(x->getType(), {x->getType()}, false);
-  llvm::FunctionCallee f = cg.runtimeFunction(dbl ? name : std::string(name) + "f", type);
-  if (auto *fn = llvm::dyn_cast<llvm::Function>(f.getCallee())) fn->setOnlyAccessesInaccessibleMemory();
-  return cg.b.CreateCall(f, {x});
-}
-
 static llvm::Value *lowerCall(CodegenContext &cg, const ir::ExprNode &e) {
   llvm::Value *x = lowerExprAs(cg, e.args.at(0), e.type);
-  switch (e.fn) {
-  case ir::MathFn::Exp: return unaryIntrinsic(cg, llvm::Intrinsic::exp, x);
-  case ir::MathFn::Log: return unaryIntrinsic(cg, llvm::Intrinsic::log, x);
-  case ir::MathFn::Sqrt: return unaryIntrinsic(cg, llvm::Intrinsic::sqrt, x);
-  case ir::MathFn::Rsqrt:
-    return cg.b.CreateFDiv(llvm::ConstantFP::get(x->getType(), 1.0), unaryIntrinsic(cg, llvm::Intrinsic::sqrt, x));
-  case ir::MathFn::Tanh: return callLibm(cg, "tanh", x);
-  case ir::MathFn::Erf: return callLibm(cg, "erf", x);
-  case ir::MathFn::Abs:
-    if (ir::isFloat(e.type)) return unaryIntrinsic(cg, llvm::Intrinsic::fabs, x);
+  if (e.fn == ir::MathFn::Abs && !ir::isFloat(e.type))
     return cg.b.CreateBinaryIntrinsic(llvm::Intrinsic::abs, x, cg.b.getFalse());
-  }
-  throw InternalError("x86 backend: unknown math function");
+  return cg.emitMath(e.fn, x);
 }
 
 static llvm::Constant *reduceInit(CodegenContext &cg, ir::ReduceOp op, ScalarType t) {
@@ -260,7 +241,7 @@ static llvm::Constant *reduceInit(CodegenContext &cg, ir::ReduceOp op, ScalarTyp
     return fp ? llvm::ConstantFP::getInfinity(type, false)
               : llvm::ConstantInt::get(type, llvm::APInt::getSignedMaxValue(bits));
   }
-  throw InternalError("x86 backend: unknown reduction");
+  throw InternalError("codegen: unknown reduction");
 }
 
 // A reduction left in the loop IR becomes a loop nest over its variables
@@ -309,18 +290,18 @@ static llvm::Value *lowerConstant(CodegenContext &cg, const ir::ExprNode &e) {
 }
 
 llvm::Value *lowerExpr(CodegenContext &cg, const ir::Expr &e) {
-  if (!e) throw InternalError("x86 backend: null expression");
+  if (!e) throw InternalError("codegen: null expression");
   switch (e->kind) {
   case ExprKind::IntImm:
   case ExprKind::FloatImm:
   case ExprKind::BoolImm: return lowerConstant(cg, *e);
   case ExprKind::Var: {
     const VarBinding *v = cg.lookup(e->name);
-    if (!v) throw InternalError("x86 backend: unbound variable '" + e->name + "'");
+    if (!v) throw InternalError("codegen: unbound variable '" + e->name + "'");
     return convertValue(cg, v->value, v->type, e->type);
   }
   case ExprKind::Hole:
-    throw InternalError("x86 backend: unfilled hole ?" + std::to_string(e->holeId));
+    throw InternalError("codegen: unfilled hole ?" + std::to_string(e->holeId));
   case ExprKind::Unary:
     if (e->unOp == ir::UnOp::Not) return cg.b.CreateNot(lowerExprAs(cg, e->args.at(0), ScalarType::Bool));
     return ir::isFloat(e->type) ? cg.b.CreateFNeg(lowerExprAs(cg, e->args.at(0), e->type))
@@ -336,11 +317,11 @@ llvm::Value *lowerExpr(CodegenContext &cg, const ir::Expr &e) {
   case ExprKind::Load: return lowerLoad(cg, *e);
   case ExprKind::Reduce: return lowerReduce(cg, *e);
   }
-  throw InternalError("x86 backend: unknown expression kind");
+  throw InternalError("codegen: unknown expression kind");
 }
 
 llvm::Value *lowerExprAs(CodegenContext &cg, const ir::Expr &e, ScalarType to) {
   return convertValue(cg, lowerExpr(cg, e), e->type, to);
 }
 
-} // namespace tk::x86
+} // namespace tk::codegen

@@ -1,0 +1,77 @@
+// emitCudaCode: builds the device module (one kernel per launch), runs
+// LLVM's pipeline for the NVPTX target, writes PTX, and for objects wraps
+// it in the host code.
+#include "backends/common/EmitModule.h"
+#include "backends/nvptx/EmitDeviceKernel.h"
+#include "backends/nvptx/EmitHostObject.h"
+#include "backends/nvptx/NvptxBackend.h"
+
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <mutex>
+#include <set>
+
+namespace tk {
+
+static void initializeNvptx() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+}
+
+bool emitCudaCode(const std::vector<ir::LoweredFunc> &funcs, const CudaTarget &target, int optLevel,
+                  CudaOutput kind, const std::string &moduleName, std::string &out, DiagEngine &diags) {
+  static const char *kTriple = "nvptx64-nvidia-cuda";
+  initializeNvptx();
+  // Device code is optimized at -O3 whenever optimization is on, as nvcc
+  // does: full unrolling of constant repeat loops is what keeps register
+  // tiles in registers, and -O2 leaves some index arithmetic to ptxas that
+  // then spills on sm_90.
+  int deviceOpt = optLevel == 0 ? 0 : 3;
+  std::unique_ptr<llvm::TargetMachine> tm =
+      codegen::createTargetMachine(kTriple, target.sm, target.ptxFeature, deviceOpt, llvm::Reloc::PIC_);
+  llvm::LLVMContext ctx;
+  llvm::Module m(moduleName, ctx);
+  m.setSourceFileName(moduleName);
+  m.setTargetTriple(kTriple);
+  m.setDataLayout(tm->createDataLayout());
+
+  size_t errorsBefore = diags.errorCount();
+  nvptx::DeviceContext dc(m, diags);
+  std::vector<std::vector<nvptx::KernelLaunch>> launches;
+  std::set<std::string> names;
+  for (const ir::LoweredFunc &f : funcs) {
+    if (f.target != ir::TargetFamily::Cuda)
+      throw InternalError("nvptx backend: function '" + f.name + "' is not a cuda function");
+    if (!names.insert(f.name).second) {
+      diags.error(f.loc, "symbol '" + f.name + "' is exported twice");
+      continue;
+    }
+    launches.push_back(nvptx::collectKernelLaunches(f));
+    for (const nvptx::KernelLaunch &l : launches.back()) nvptx::emitDeviceKernel(dc, f, l);
+  }
+  if (diags.errorCount() > errorsBefore) return false;
+  codegen::verifyGeneratedModule(m, "nvptx backend");
+  codegen::optimizeModule(m, *tm, deviceOpt);
+
+  out.clear();
+  if (kind == CudaOutput::DeviceLLVM) {
+    llvm::raw_string_ostream os(out);
+    m.print(os, nullptr);
+    return true;
+  }
+  std::string ptx = codegen::emitModuleFile(m, *tm, llvm::CodeGenFileType::AssemblyFile);
+  if (kind == CudaOutput::PTX) {
+    out = std::move(ptx);
+    return true;
+  }
+  out = nvptx::emitHostObject(funcs, launches, ptx, optLevel, moduleName, diags);
+  return true;
+}
+
+} // namespace tk

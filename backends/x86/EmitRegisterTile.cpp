@@ -1,0 +1,285 @@
+#include "backends/x86/EmitRegisterTile.h"
+
+#include "backends/common/LowerExprToLLVM.h"
+
+#include <llvm/IR/Intrinsics.h>
+
+#include <algorithm>
+
+namespace tk::x86 {
+
+using codegen::lowerExprAs;
+using ir::BinOp;
+using ir::Expr;
+using ir::ExprKind;
+using ir::ScalarType;
+
+int vectorRegisterCount(const CpuTarget &target) { return target.vectorBits >= 512 ? 32 : 16; }
+
+static constexpr int64_t kMaxRows = 4;
+
+RegisterTile chooseRegisterTile(const ContractionNest &nest, const CpuTarget &target) {
+  RegisterTile t;
+  t.lanes = std::max(1, target.vectorBits / (8 * ir::scalarTypeBytes(nest.store->tensor->dtype)));
+  int64_t regs = vectorRegisterCount(target);
+  int64_t extent = 0;
+  int64_t needed = ir::isConstInt(nest.vecLoop->extent, &extent) ? std::max<int64_t>(1, (extent + t.lanes - 1) / t.lanes)
+                                                                 : regs;
+  // One row: the accumulators, the broadcast and one operand in flight (the
+  // vector operand can be an FMA memory operand). Several rows share each
+  // loaded vector operand, so those stay live too.
+  // Each row's broadcast operand is a separate strided stream with its own
+  // address register; beyond kMaxRows rows the general-purpose registers
+  // spill before the vector registers run out.
+  t.vectorsPerRow = std::min(needed, regs - 2);
+  int64_t fit = std::max<int64_t>(1, (regs - 1 - t.vectorsPerRow) / t.vectorsPerRow);
+  t.rowsPerBlock = nest.rows == 1 ? 1 : std::min({nest.rows, fit, kMaxRows});
+  return t;
+}
+
+namespace {
+
+struct TileEmitter {
+  CodegenContext &cg;
+  const ContractionNest &n;
+  RegisterTile tile;
+  llvm::Type *elem;
+  llvm::FixedVectorType *vecTy;
+  llvm::Align align;
+
+  llvm::IRBuilder<> &b() { return cg.b; }
+
+  llvm::Value *iota() {
+    std::vector<llvm::Constant *> c;
+    for (int l = 0; l < tile.lanes; ++l) c.push_back(b().getInt64(l));
+    return llvm::ConstantVector::get(c);
+  }
+  llvm::Value *splat(llvm::Value *v) { return b().CreateVectorSplat(tile.lanes, v); }
+  llvm::Value *allTrue() { return llvm::Constant::getAllOnesValue(llvm::FixedVectorType::get(b().getInt1Ty(), tile.lanes)); }
+
+  // Lanes l where `pred` holds with the vector variable at its bound value
+  // plus l (null pred: all lanes). Terms that vary with the vector variable
+  // are unit-stride comparisons (laneMaskable), so lane l shifts that side by l.
+  llvm::Value *laneMask(const Expr &pred) {
+    if (!pred) return allTrue();
+    if (pred->kind == ExprKind::Binary && pred->binOp == BinOp::And)
+      return b().CreateAnd(laneMask(pred->args[0]), laneMask(pred->args[1]));
+    const std::string &j = n.vecLoop->var;
+    if (!mentionsVar(pred, j)) return splat(lowerExprAs(cg, pred, ScalarType::Bool));
+    bool left = mentionsVar(pred->args[0], j);
+    llvm::Value *moving = b().CreateAdd(splat(lowerExprAs(cg, pred->args[left ? 0 : 1], ScalarType::I64)), iota());
+    llvm::Value *fixed = splat(lowerExprAs(cg, pred->args[left ? 1 : 0], ScalarType::I64));
+    llvm::CmpInst::Predicate p;
+    switch (pred->binOp) {
+    case BinOp::LT: p = left ? llvm::CmpInst::ICMP_SLT : llvm::CmpInst::ICMP_SGT; break;
+    case BinOp::LE: p = left ? llvm::CmpInst::ICMP_SLE : llvm::CmpInst::ICMP_SGE; break;
+    case BinOp::GT: p = left ? llvm::CmpInst::ICMP_SGT : llvm::CmpInst::ICMP_SLT; break;
+    case BinOp::GE: p = left ? llvm::CmpInst::ICMP_SGE : llvm::CmpInst::ICMP_SLE; break;
+    default: throw InternalError("register tile: lane mask of a non-comparison (matcher accepted it)");
+    }
+    return b().CreateICmp(p, moving, fixed);
+  }
+
+  // Address of t[indices] without `inbounds`: a fully masked vector of a
+  // ragged tile may start past the end of its tensor and is never accessed.
+  llvm::Value *address(const ir::TensorDecl &t, const std::vector<Expr> &indices) {
+    llvm::Value *linear = b().getInt64(0);
+    for (size_t d = 0; d < indices.size(); ++d) {
+      llvm::Value *idx = lowerExprAs(cg, indices[d], ScalarType::I64);
+      linear = d == 0 ? idx : b().CreateAdd(b().CreateMul(linear, lowerExprAs(cg, t.shape[d], ScalarType::I64)), idx);
+    }
+    return b().CreateGEP(cg.memType(t.dtype), cg.buffer(t), linear, t.name + ".vaddr");
+  }
+
+  llvm::Value *padOf(const Expr &load) {
+    return splat(load->pad ? lowerExprAs(cg, load->pad, load->tensor->dtype)
+                           : llvm::Constant::getNullValue(elem));
+  }
+
+  llvm::Value *maskedLoad(const Expr &load, llvm::Value *tailMask) {
+    llvm::Value *mask = b().CreateAnd(tailMask, laneMask(load->pred));
+    return b().CreateMaskedLoad(vecTy, address(*load->tensor, load->args), align, mask, padOf(load));
+  }
+
+  // Runs `fn` with the row variable at row r and the vector variable at the
+  // first lane of vector v (given the block's first column j0).
+  template <typename F> void at(llvm::Value *row, llvm::Value *j0, int64_t v, F fn) {
+    cg.pushScope();
+    if (n.rowLoop) cg.bind(n.rowLoop->var, {row, ScalarType::I64});
+    cg.bind(n.vecLoop->var, {b().CreateAdd(j0, b().getInt64(v * tile.lanes)), ScalarType::I64});
+    fn();
+    cg.popScope();
+  }
+
+  // The reduction loop for vectors [v0, v1) of the block's rows. `inRange`:
+  // every operand access is known to be in range, so loads are plain
+  // (unguarded, unmasked) and the loop body is one basic block.
+  template <typename RowValue>
+  void reductionLoop(int64_t rows, RowValue rowValue, llvm::Value *j0, int64_t v0, int64_t v1,
+                     const std::vector<llvm::Value *> &tail, const std::vector<llvm::AllocaInst *> &acc,
+                     int64_t vectors, bool inRange) {
+    const ir::LStmt &k = *n.kLoop;
+    ScalarType dtype = n.store->tensor->dtype;
+    llvm::Value *kBegin = lowerExprAs(cg, k.min, ScalarType::I64);
+    llvm::Value *kEnd = b().CreateAdd(kBegin, lowerExprAs(cg, k.extent, ScalarType::I64));
+    bool vecPerRow = n.rowLoop && mentionsVar(n.vec, n.rowLoop->var);
+    Expr plainBcast = ir::load(n.bcast->tensor, n.bcast->args);
+    // The body already holds rows x vectors independent FMAs; unrolling k
+    // on top would only add live pointers (and spill them).
+    llvm::Metadata *noUnroll = llvm::MDNode::get(cg.ctx, {llvm::MDString::get(cg.ctx, "llvm.loop.unroll.disable")});
+    cg.emitLoop(kBegin, kEnd, k.var, {noUnroll}, [&](llvm::Value *kv) {
+      cg.pushScope();
+      cg.bind(k.var, {kv, ScalarType::I64});
+      std::vector<llvm::Value *> shared(vectors, nullptr);
+      for (int64_t r = 0; r < rows; ++r) {
+        llvm::Value *bc = nullptr;
+        at(rowValue(r), j0, 0, [&] { bc = splat(lowerExprAs(cg, inRange ? plainBcast : n.bcast, dtype)); });
+        for (int64_t v = v0; v < v1; ++v) {
+          llvm::Value *y = vecPerRow ? nullptr : shared[v];
+          if (!y)
+            at(rowValue(r), j0, v, [&] {
+              y = inRange ? b().CreateAlignedLoad(vecTy, address(*n.vec->tensor, n.vec->args), align)
+                          : maskedLoad(n.vec, tail[v]);
+            });
+          if (!vecPerRow) shared[v] = y;
+          llvm::AllocaInst *slot = acc[r * vectors + v];
+          llvm::Value *sum = b().CreateIntrinsic(llvm::Intrinsic::fmuladd, {vecTy},
+                                                 {bc, y, b().CreateLoad(vecTy, slot)});
+          b().CreateStore(sum, slot);
+        }
+      }
+      cg.popScope();
+    });
+  }
+
+  // One register block: `rows` rows from rowBase, `vectors` vectors from
+  // column j0. `partial`: the block may reach past jEnd (its lanes there are
+  // masked); otherwise it is known to end at or before jEnd.
+  void block(llvm::Value *rowBase, int64_t rows, llvm::Value *j0, llvm::Value *jEnd, int64_t vectors, bool partial) {
+    const ir::LStmt &st = *n.store;
+    std::vector<llvm::Value *> tail;
+    for (int64_t v = 0; v < vectors; ++v) {
+      llvm::Value *first = b().CreateAdd(j0, b().getInt64(v * tile.lanes));
+      tail.push_back(partial ? b().CreateICmpSLT(b().CreateAdd(splat(first), iota()), splat(jEnd)) : allTrue());
+    }
+    auto rowValue = [&](int64_t r) { return rowBase ? b().CreateAdd(rowBase, b().getInt64(r)) : nullptr; };
+    std::vector<llvm::AllocaInst *> acc;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t v = 0; v < vectors; ++v) {
+        acc.push_back(cg.entryAlloca(vecTy, "acc.tile"));
+        at(rowValue(r), j0, v, [&] {
+          llvm::Value *mask = b().CreateAnd(tail[v], laneMask(st.pred));
+          llvm::Value *init = b().CreateMaskedLoad(vecTy, address(*st.tensor, st.indices), align, mask, padOf(n.accLoad));
+          b().CreateStore(init, acc.back());
+        });
+      }
+
+    // Unswitching: when every guard of the operands ignores k, one test
+    // before the loop shows whether the whole block is in range; such blocks
+    // (all but the ragged edges) run a loop of plain loads without branches.
+    // Edge blocks run one vector column at a time, so that their lane masks
+    // (k registers, or vector registers before AVX-512) stay few.
+    const std::string &k = n.kLoop->var;
+    bool vecPerRow = n.rowLoop && mentionsVar(n.vec, n.rowLoop->var);
+    auto edge = [&] {
+      for (int64_t v = 0; v < vectors; ++v) reductionLoop(rows, rowValue, j0, v, v + 1, tail, acc, vectors, false);
+    };
+    if (mentionsVar(n.bcast->pred, k) || mentionsVar(n.vec->pred, k)) {
+      edge();
+    } else {
+      llvm::Value *inRange = b().getTrue();
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t v = 0; v < vectors; ++v)
+          at(rowValue(r), j0, v, [&] {
+            if (v == 0 && n.bcast->pred) inRange = b().CreateAnd(inRange, lowerExprAs(cg, n.bcast->pred, ScalarType::Bool));
+            if (r == 0 || vecPerRow)
+              inRange = b().CreateAnd(inRange, b().CreateAndReduce(b().CreateAnd(tail[v], laneMask(n.vec->pred))));
+          });
+      emitIfElse(inRange, [&] { reductionLoop(rows, rowValue, j0, 0, vectors, tail, acc, vectors, true); }, edge);
+    }
+
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t v = 0; v < vectors; ++v)
+        at(rowValue(r), j0, v, [&] {
+          llvm::Value *mask = b().CreateAnd(tail[v], laneMask(st.pred));
+          b().CreateMaskedStore(b().CreateLoad(vecTy, acc[r * vectors + v]), address(*st.tensor, st.indices), align, mask);
+        });
+  }
+
+  template <typename Then, typename Else> void emitIfElse(llvm::Value *cond, Then thenFn, Else elseFn) {
+    llvm::BasicBlock *thenBB = cg.newBlock("tile.then");
+    llvm::BasicBlock *elseBB = cg.newBlock("tile.else");
+    llvm::BasicBlock *done = cg.newBlock("tile.done");
+    b().CreateCondBr(cond, thenBB, elseBB);
+    b().SetInsertPoint(thenBB);
+    thenFn();
+    b().CreateBr(done);
+    b().SetInsertPoint(elseBB);
+    elseFn();
+    b().CreateBr(done);
+    b().SetInsertPoint(done);
+  }
+
+  // Columns [jBegin, jEnd) of `rows` rows: full blocks of the widest tile,
+  // then the remainder in blocks of 2^m vectors (each full, so unmasked in
+  // the hot loop), then at most one masked vector.
+  void columns(llvm::Value *rowBase, int64_t rows, llvm::Value *jBegin, llvm::Value *jEnd, const Expr &extentExpr) {
+    int64_t widest = tile.vectorsPerRow, extent = 0;
+    if (ir::isConstInt(extentExpr, &extent) && extent <= widest * tile.lanes) {
+      int64_t full = std::max<int64_t>(extent, 0) / tile.lanes;
+      if (full > 0) block(rowBase, rows, jBegin, jEnd, full, false);
+      if (extent > full * tile.lanes)
+        block(rowBase, rows, b().CreateAdd(jBegin, b().getInt64(full * tile.lanes)), jEnd, 1, true);
+      return;
+    }
+    llvm::Value *width = b().getInt64(widest * tile.lanes);
+    llvm::Value *blocks = b().CreateSDiv(b().CreateSub(jEnd, jBegin), width);
+    cg.emitLoop(b().getInt64(0), blocks, n.vecLoop->var + ".blk", {}, [&](llvm::Value *blk) {
+      block(rowBase, rows, b().CreateAdd(jBegin, b().CreateMul(blk, width)), jEnd, widest, false);
+    });
+    llvm::AllocaInst *pos = cg.entryAlloca(b().getInt64Ty(), "tile.col");
+    b().CreateStore(b().CreateAdd(jBegin, b().CreateMul(blocks, width)), pos);
+    auto when = [&](llvm::Value *cond, const std::function<void()> &fn) {
+      llvm::BasicBlock *thenBB = cg.newBlock("tile.rest");
+      llvm::BasicBlock *done = cg.newBlock("tile.rest.done");
+      b().CreateCondBr(cond, thenBB, done);
+      b().SetInsertPoint(thenBB);
+      fn();
+      b().CreateBr(done);
+      b().SetInsertPoint(done);
+    };
+    int64_t w = 1;
+    while (w * 2 < widest) w *= 2;
+    for (; w >= 1; w /= 2) {
+      llvm::Value *j = b().CreateLoad(b().getInt64Ty(), pos);
+      when(b().CreateICmpSGE(b().CreateSub(jEnd, j), b().getInt64(w * tile.lanes)), [&] {
+        block(rowBase, rows, j, jEnd, w, false);
+        b().CreateStore(b().CreateAdd(j, b().getInt64(w * tile.lanes)), pos);
+      });
+    }
+    llvm::Value *j = b().CreateLoad(b().getInt64Ty(), pos);
+    when(b().CreateICmpSLT(j, jEnd), [&] { block(rowBase, rows, j, jEnd, 1, true); });
+  }
+};
+
+} // namespace
+
+void emitRegisterTile(CodegenContext &cg, const ContractionNest &nest) {
+  auto &b = cg.b;
+  ScalarType dtype = nest.store->tensor->dtype;
+  TileEmitter e{cg, nest, chooseRegisterTile(nest, cg.target), cg.memType(dtype), nullptr,
+                llvm::Align(ir::scalarTypeBytes(dtype))};
+  e.vecTy = llvm::FixedVectorType::get(e.elem, e.tile.lanes);
+
+  llvm::Value *jBegin = lowerExprAs(cg, nest.vecLoop->min, ScalarType::I64);
+  llvm::Value *jExtent = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, lowerExprAs(cg, nest.vecLoop->extent, ScalarType::I64),
+                                                 b.getInt64(0));
+  llvm::Value *jEnd = b.CreateAdd(jBegin, jExtent);
+  llvm::Value *rowBase = nest.rowLoop ? lowerExprAs(cg, nest.rowLoop->min, ScalarType::I64) : nullptr;
+  for (int64_t r0 = 0; r0 < nest.rows; r0 += e.tile.rowsPerBlock) {
+    int64_t rows = std::min(e.tile.rowsPerBlock, nest.rows - r0);
+    e.columns(rowBase ? b.CreateAdd(rowBase, b.getInt64(r0)) : nullptr, rows, jBegin, jEnd, nest.vecLoop->extent);
+  }
+}
+
+} // namespace tk::x86

@@ -1,0 +1,33 @@
+// Register blocking of a contraction nest (MatchContraction.h), LoopNest
+// style: the output tile T[r, j..] of the nest is cut into blocks of
+// RB rows x VB vectors sized to the vector register file (32 zmm with
+// AVX-512, 16 ymm/xmm otherwise, 4 kept for operands), each block's
+// accumulators live in vector registers across the whole reduction loop,
+// the vector operand is loaded once per vector and reused by every row, the
+// broadcast operand is splatted once per row, and the products are
+// llvm.fmuladd on LLVM vector types. Tails along the vector dimension and
+// the nest's predicates become masks of llvm.masked.load/store — no scalar
+// remainder loop. The per-element order of the k summation is unchanged.
+#pragma once
+#include "backends/x86/CodegenContext.h"
+#include "backends/x86/MatchContraction.h"
+
+namespace tk::x86 {
+
+// Vector registers of the target's widest vector class.
+int vectorRegisterCount(const CpuTarget &target);
+
+// How a nest is blocked on `target`: rows per block, vectors per row, lanes.
+struct RegisterTile {
+  int64_t rowsPerBlock = 1;
+  int64_t vectorsPerRow = 1;
+  int lanes = 1;
+};
+// Requires the nest's accumulator to be f32 or f64 (as matched).
+RegisterTile chooseRegisterTile(const ContractionNest &nest, const CpuTarget &target);
+
+// Emits `nest` at the builder's insertion point in place of nest.kLoop.
+// Requires the variables and tensors the nest reads to be bound in `cg`.
+void emitRegisterTile(CodegenContext &cg, const ContractionNest &nest);
+
+} // namespace tk::x86

@@ -1,0 +1,188 @@
+#include "backends/x86/MatchContraction.h"
+
+#include "ir/Simplify.h"
+
+namespace tk::x86 {
+
+using ir::BinOp;
+using ir::Expr;
+using ir::ExprKind;
+using ir::LStmt;
+
+bool mentionsVar(const Expr &e, const std::string &name) {
+  bool found = false;
+  ir::visitExpr(e, [&](const Expr &n) {
+    if (n->kind == ExprKind::Var && n->name == name) found = true;
+  });
+  return found;
+}
+
+bool unitStrideIn(const Expr &e, const std::string &var) {
+  if (!e || !ir::isInteger(e->type)) return false;
+  ir::LinearForm f = ir::linearize(ir::simplify(e));
+  int unit = 0;
+  for (const auto &[atom, coef] : f.terms) {
+    bool isVar = atom->kind == ExprKind::Var && atom->name == var;
+    if (isVar && coef == 1) ++unit;
+    else if (mentionsVar(atom, var)) return false;
+  }
+  return unit == 1;
+}
+
+static void conjuncts(const Expr &e, std::vector<Expr> &out) {
+  if (e->kind == ExprKind::Binary && e->binOp == BinOp::And) {
+    conjuncts(e->args[0], out);
+    conjuncts(e->args[1], out);
+    return;
+  }
+  out.push_back(e);
+}
+
+bool laneMaskable(const Expr &pred, const std::string &var) {
+  if (!pred) return true;
+  std::vector<Expr> terms;
+  conjuncts(pred, terms);
+  for (const Expr &t : terms) {
+    if (!mentionsVar(t, var)) continue;
+    bool cmp = t->kind == ExprKind::Binary && (t->binOp == BinOp::LT || t->binOp == BinOp::LE ||
+                                               t->binOp == BinOp::GT || t->binOp == BinOp::GE);
+    if (!cmp) return false;
+    const Expr &a = t->args[0], &b = t->args[1];
+    bool ok = (unitStrideIn(a, var) && !mentionsVar(b, var)) || (unitStrideIn(b, var) && !mentionsVar(a, var));
+    if (!ok) return false;
+  }
+  return true;
+}
+
+static const LStmt *single(const ir::LStmtPtr &s) {
+  const LStmt *p = s.get();
+  while (p && p->kind == LStmt::Kind::Block && p->stmts.size() == 1) p = p->stmts[0].get();
+  return p;
+}
+
+namespace {
+
+// Collects the reason for the first failed condition.
+struct Matcher {
+  std::string *reason;
+  bool fail(const std::string &why) {
+    if (reason) *reason = why;
+    return false;
+  }
+
+  // The last index moves with unit stride along `j`, the others ignore it.
+  bool unitStrideAccess(const std::vector<Expr> &idx, const std::string &j) {
+    if (idx.empty() || !unitStrideIn(idx.back(), j)) return false;
+    for (size_t d = 0; d + 1 < idx.size(); ++d)
+      if (mentionsVar(idx[d], j)) return false;
+    return true;
+  }
+
+  bool operand(const Expr &e, const ir::TensorDecl &acc) {
+    if (e->kind != ExprKind::Load) return fail("an operand of the product is not a tensor element");
+    if (e->tensor.get() == &acc) return fail("an operand reads the accumulated tensor");
+    if (e->type != acc.dtype) return fail("operand and accumulator types differ");
+    if (e->pad && !e->pred) return fail("an operand relies on implicit bounds padding");
+    if (e->pad && e->pad->kind != ExprKind::FloatImm) return fail("an operand pads with a non-constant");
+    return true;
+  }
+};
+
+} // namespace
+
+std::optional<ContractionNest> matchContraction(const LStmt &kLoop, std::string *reason) {
+  Matcher m{reason};
+  ContractionNest n;
+  n.kLoop = &kLoop;
+  if (kLoop.kind != LStmt::Kind::For || kLoop.forKind != ir::ForKind::Serial) {
+    m.fail("not a serial loop");
+    return std::nullopt;
+  }
+  const std::string &k = kLoop.var;
+  const LStmt *inner = single(kLoop.body);
+  if (!inner || inner->kind != LStmt::Kind::For) {
+    m.fail("the reduction loop does not hold exactly one loop");
+    return std::nullopt;
+  }
+  const LStmt *next = single(inner->body);
+  if (next && next->kind == LStmt::Kind::For) {
+    if (!ir::isConstInt(inner->extent, &n.rows) || n.rows < 1 || n.rows > 64) {
+      m.fail("the row loop's extent is not a constant in [1, 64]");
+      return std::nullopt;
+    }
+    n.rowLoop = inner;
+    inner = next;
+    next = single(inner->body);
+  }
+  n.vecLoop = inner;
+  if (inner->forKind != ir::ForKind::Serial && inner->forKind != ir::ForKind::Vectorized) {
+    m.fail("the innermost loop is neither serial nor vectorized");
+    return std::nullopt;
+  }
+  for (const LStmt *l : {n.rowLoop, n.vecLoop})
+    if (l && (mentionsVar(l->min, k) || mentionsVar(l->extent, k))) {
+      m.fail("inner loop bounds depend on the reduction variable");
+      return std::nullopt;
+    }
+  if (n.rowLoop && (mentionsVar(n.vecLoop->min, n.rowLoop->var) || mentionsVar(n.vecLoop->extent, n.rowLoop->var))) {
+    m.fail("the innermost loop's bounds depend on the row variable");
+    return std::nullopt;
+  }
+  if (!next || next->kind != LStmt::Kind::Store) {
+    m.fail("the innermost loop body is not a single store");
+    return std::nullopt;
+  }
+  n.store = next;
+  const ir::TensorDecl &acc = *next->tensor;
+  const std::string &j = n.vecLoop->var;
+  if (acc.dtype != ir::ScalarType::F32 && acc.dtype != ir::ScalarType::F64) {
+    m.fail("the accumulator is not f32 or f64");
+    return std::nullopt;
+  }
+  const Expr &v = next->value;
+  if (v->kind != ExprKind::Binary || v->binOp != BinOp::Add) {
+    m.fail("the stored value is not a sum");
+    return std::nullopt;
+  }
+  for (int side = 0; side < 2; ++side) {
+    const Expr &a = v->args[side], &p = v->args[1 - side];
+    bool isAcc = a->kind == ExprKind::Load && a->tensor.get() == &acc && a->args.size() == next->indices.size();
+    for (size_t d = 0; isAcc && d < a->args.size(); ++d) isAcc = ir::sameExpr(a->args[d], next->indices[d]);
+    if (isAcc && p->kind == ExprKind::Binary && p->binOp == BinOp::Mul) {
+      n.accLoad = a;
+      n.bcast = p->args[0];
+      n.vec = p->args[1];
+    }
+  }
+  if (!n.accLoad) {
+    m.fail("the store is not T[..] = T[..] + X * Y");
+    return std::nullopt;
+  }
+  if (n.accLoad->pred && !(next->pred && ir::sameExpr(n.accLoad->pred, next->pred))) {
+    m.fail("the accumulator is read under another guard than it is written");
+    return std::nullopt;
+  }
+  for (const Expr &i : next->indices)
+    if (mentionsVar(i, k)) {
+      m.fail("the accumulated element moves with the reduction variable");
+      return std::nullopt;
+    }
+  if ((next->pred && mentionsVar(next->pred, k)) || !m.unitStrideAccess(next->indices, j) ||
+      !laneMaskable(next->pred, j)) {
+    m.fail("the accumulator is not contiguous along the innermost loop");
+    return std::nullopt;
+  }
+  if (!m.operand(n.bcast, acc) || !m.operand(n.vec, acc)) return std::nullopt;
+  if (mentionsVar(n.bcast, j)) std::swap(n.bcast, n.vec);
+  if (mentionsVar(n.bcast, j)) {
+    m.fail("both operands vary along the innermost loop");
+    return std::nullopt;
+  }
+  if (!m.unitStrideAccess(n.vec->args, j) || !laneMaskable(n.vec->pred, j) || (n.vec->pad && mentionsVar(n.vec->pad, j))) {
+    m.fail("the vector operand is not contiguous along the innermost loop");
+    return std::nullopt;
+  }
+  return n;
+}
+
+} // namespace tk::x86

@@ -1,0 +1,23 @@
+// GpuLaunch: the launch shape of a CUDA kernel launch in loop IR.
+//
+// A CUDA function's top level is host code; each launch is a
+// `For Parallel on blocks` loop (scheduler/FormKernelLaunches). Its extent
+// is the grid size and its body runs on every thread of each block (SPMD):
+// Parallel loops on `threads` and `warps` inside it are implicit launch
+// dimensions, not loops — their variable is the thread index (tid) or the
+// warp index (tid / 32), and threads beyond the loop's extent skip its body.
+#pragma once
+#include "ir/LoopIR.h"
+
+namespace tk::ir {
+
+struct LaunchShape {
+  int64_t threads = 1;     // threads per block: the largest threads extent or 32 x warps extent (1 if none)
+  int64_t sharedBytes = 0; // static shared memory per block: every `shared` Alloc in the body, 16-byte aligned
+  bool constant = true;    // false: a threads/warps extent or a shared shape is not a constant
+};
+
+// Requires `body` to be the body of a blocks loop.
+LaunchShape launchShape(const LStmtPtr &body);
+
+} // namespace tk::ir

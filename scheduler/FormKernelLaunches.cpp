@@ -1,0 +1,105 @@
+#include "scheduler/FormKernelLaunches.h"
+
+#include "ir/GpuLaunch.h"
+#include "ir/IRRewrite.h"
+
+namespace tk {
+using namespace ir;
+
+namespace {
+
+// Hardware limits shared by sm_80 and sm_90: threads per block, and static
+// (compile-time sized) shared memory per block; more shared memory needs
+// dynamic shared memory and an opt-in attribute.
+constexpr int64_t kMaxBlockThreads = 1024;
+constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
+
+bool isBlocksLoop(const LStmt &s) {
+  return s.kind == LStmt::Kind::For && s.forKind == ForKind::Parallel && s.worker == WorkerKind::Blocks;
+}
+
+bool constantShape(const TensorDecl &t) {
+  for (const Expr &d : t.shape)
+    if (!isConstInt(d)) return false;
+  return true;
+}
+
+struct Former {
+  DiagEngine &diags;
+  size_t errorsBefore = diags.errorCount();
+
+  // Device code of one launch (the body of its blocks loop).
+  void checkDevice(const LStmtPtr &body, const LStmt &launch) {
+    visitLStmt(body, [&](const LStmt &s) {
+      if (isBlocksLoop(s)) diags.error(s.loc, "a blocks mapping on cuda must be at the top level of the kernel, "
+                                              "not inside another statement: each one is a kernel launch");
+      if (s.kind != LStmt::Kind::Alloc) return;
+      const TensorDecl &t = *s.tensor;
+      std::string scope(scopeName(t.scope));
+      if (t.scope == Scope::Global)
+        diags.error(s.loc, "global tensor '" + t.name + "' must be declared outside the blocks mapping on cuda "
+                                                        "(device code cannot allocate global memory)");
+      else if (!constantShape(t))
+        diags.error(s.loc, scope + " tensor '" + t.name + "' needs a constant shape on cuda");
+    });
+    LaunchShape shape = launchShape(body);
+    if (shape.threads > kMaxBlockThreads)
+      diags.error(launch.loc, "this launch needs " + std::to_string(shape.threads) +
+                                  " threads per block; cuda allows at most " + std::to_string(kMaxBlockThreads));
+    if (shape.sharedBytes > kMaxStaticSharedBytes)
+      diags.error(launch.loc, "this launch declares " + std::to_string(shape.sharedBytes) +
+                                  " bytes of shared memory per block; at most " +
+                                  std::to_string(kMaxStaticSharedBytes) + " bytes of static shared memory are allowed");
+  }
+
+  LStmtPtr launch(const LStmtPtr &s) {
+    LStmtPtr loop = s;
+    if (!isBlocksLoop(*s)) {
+      loop = std::make_shared<LStmt>();
+      loop->kind = LStmt::Kind::For;
+      loop->loc = s->loc;
+      loop->var = "blk.launch"; // no .tk identifier can spell it, so it shadows nothing
+      loop->min = intImm(0);
+      loop->extent = intImm(1);
+      loop->forKind = ForKind::Parallel;
+      loop->worker = WorkerKind::Blocks;
+      loop->body = s;
+    }
+    checkDevice(loop->body, *loop);
+    return loop;
+  }
+
+  LStmtPtr host(const LStmtPtr &s) {
+    switch (s->kind) {
+    case LStmt::Kind::Block: {
+      auto out = std::make_shared<LStmt>(*s);
+      for (LStmtPtr &c : out->stmts) c = host(c);
+      return out;
+    }
+    case LStmt::Kind::Check: return s;
+    case LStmt::Kind::Alloc:
+      if (s->tensor->scope == Scope::Global) {
+        auto out = std::make_shared<LStmt>(*s);
+        out->body = host(s->body);
+        return out;
+      }
+      diags.error(s->loc, std::string(scopeName(s->tensor->scope)) + " tensor '" + s->tensor->name +
+                              "' must be declared inside a blocks mapping on cuda");
+      return s;
+    default: return launch(s);
+    }
+  }
+};
+
+} // namespace
+
+std::optional<LoweredFunc> formKernelLaunches(const LoweredFunc &f, DiagEngine &diags) {
+  if (f.target != TargetFamily::Cuda) throw InternalError("FormKernelLaunches: '" + f.name + "' is not a cuda function");
+  Former former{diags};
+  LoweredFunc out = f;
+  out.body = former.host(f.body);
+  if (diags.errorCount() > former.errorsBefore) return std::nullopt;
+  return out;
+}
+
+} // namespace tk

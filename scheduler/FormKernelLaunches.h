@@ -1,0 +1,25 @@
+// FormKernelLaunches: the host/device split of a CUDA function.
+#pragma once
+#include "scheduler/Pipeline.h"
+
+#include <optional>
+
+namespace tk {
+
+// Takes a loop-IR function for the cuda family after InsertRuntimeChecks.
+// Its top level becomes host code:
+// Blocks, Checks and Allocs of `global` tensors (device memory the host
+// allocates around the launches) stay; every other top-level statement is a
+// kernel launch, in order. A launch is a `For Parallel on blocks` loop (see
+// ir/GpuLaunch.h for what its body means); a statement that is not one is
+// wrapped in a loop over one block. Reports at the user's source, and
+// returns nullopt, what a launch cannot contain:
+//   - a blocks mapping below the top level (inside a loop or an `if`);
+//   - `global` tensors (device code cannot allocate global memory), and
+//     `shared`/`register`/`local` tensors declared outside every launch;
+//   - tensors of non-constant shape in shared, register or local memory;
+//   - more than 1024 threads per block (ir::launchShape), more than 48 KiB of
+//     static shared memory per block.
+std::optional<ir::LoweredFunc> formKernelLaunches(const ir::LoweredFunc &f, DiagEngine &diags);
+
+} // namespace tk

@@ -1,0 +1,38 @@
+// FillHoles: the construction optimizer applied to a kernel's `?` holes.
+#pragma once
+#include "ir/Diagnostics.h"
+#include "ir/MappingIR.h"
+#include "scheduler/construct/Gensor.h"
+
+#include <map>
+
+namespace tk::construct {
+
+struct ConstructOptions {
+  HardwareDesc hw;
+  std::map<std::string, int64_t> shapes; // assumed symbol values (--shape-hint)
+  GensorOptions gensor;
+};
+
+// Which loop dimension of the op's nest, at which hardware level, a hole
+// tiles: found from how the kernel uses it — as a coefficient or a loop
+// extent in an index of an op tensor (`C[bi*T + i, ..]`, `repeat(T, ..)`),
+// at the register level when a `register` local's shape mentions it, else
+// at the level spread over the units. nullopt when the uses say nothing.
+struct HoleRole {
+  int dim = -1;
+  size_t level = 0;
+};
+std::optional<HoleRole> holeRole(const ir::Kernel &k, const LoopNest &nest, const HardwareDesc &hw, int holeId);
+
+// Takes a verified kernel; returns a copy whose valueless holes carry the
+// values the optimizer chose: it constructs a tiling for the op's nest
+// (runGensor), takes for each hole the candidate nearest (in log scale) to
+// the tile of its role (a hole without candidates may take any integer up
+// to 1024 and powers of two up to 65536), and, when a `require` then evaluates to false,
+// tries the next-nearest assignments (at most 4096). Holes with a value
+// keep it. Returns nullptr after reporting, at the hole or the `require`,
+// why no legal assignment exists.
+ir::KernelPtr fillHolesByConstruction(const ir::Kernel &k, const ConstructOptions &opts, DiagEngine &diags);
+
+} // namespace tk::construct

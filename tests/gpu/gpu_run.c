@@ -1,0 +1,136 @@
+/* Runs tkc cuda kernels on device 0 and compares them with a double-precision
+ * CPU reference on random inputs, including prime (partial-tile) shapes.
+ * Exits 77 when no CUDA driver or device is present (ctest: skipped). */
+#include "elementwise.h"
+#include "linalg.h"
+#include "matmul_simt.h"
+#include "nn.h"
+#include "tkrt_cuda.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int failures = 0;
+
+static float *random_floats(size_t n) {
+  float *p = malloc(n * sizeof(float) + 1);
+  for (size_t i = 0; i < n; ++i) p[i] = (float)rand() / RAND_MAX * 2.0f - 1.0f;
+  return p;
+}
+
+static void *to_device(const float *h, size_t n) {
+  void *d = NULL;
+  if (tkrt_cuda_alloc(&d, (int64_t)(n * sizeof(float)), NULL) != 0 ||
+      tkrt_cuda_memcpy_to_device(d, h, n * sizeof(float)) != 0) {
+    fprintf(stderr, "device allocation or copy failed\n");
+    exit(1);
+  }
+  return d;
+}
+
+static void compare(const char *what, const float *dev, const double *want, size_t n, double tol) {
+  float *got = malloc(n * sizeof(float) + 1);
+  if (tkrt_cuda_synchronize(NULL) != 0 || tkrt_cuda_memcpy_to_host(got, dev, n * sizeof(float)) != 0) {
+    fprintf(stderr, "%s: synchronize or copy back failed\n", what);
+    exit(1);
+  }
+  double worst = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double err = fabs(got[i] - want[i]) / (1.0 + fabs(want[i]));
+    if (!(err <= worst)) worst = err;
+  }
+  int ok = worst <= tol;
+  printf("%-28s n=%-8zu max rel err %.3g %s\n", what, n, worst, ok ? "ok" : "FAIL");
+  failures += !ok;
+  free(got);
+}
+
+static void check_status(const char *what, int s) {
+  if (s != 0) {
+    fprintf(stderr, "%s returned status %d\n", what, s);
+    exit(1);
+  }
+}
+
+static void test_matmul(int64_t M, int64_t K, int64_t N) {
+  float *A = random_floats((size_t)(M * K)), *B = random_floats((size_t)(K * N));
+  double *ref = malloc(sizeof(double) * (size_t)(M * N) + 1);
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      double s = 0;
+      for (int64_t k = 0; k < K; ++k) s += (double)A[i * K + k] * B[k * N + j];
+      ref[i * N + j] = s;
+    }
+  void *dA = to_device(A, (size_t)(M * K)), *dB = to_device(B, (size_t)(K * N)), *dC = NULL;
+  check_status("alloc", tkrt_cuda_alloc(&dC, M * N * 4, NULL));
+  char what[64];
+  check_status("matmul", matmul(dA, dB, dC, M, K, N, NULL));
+  snprintf(what, sizeof what, "matmul %ldx%ldx%ld", (long)M, (long)K, (long)N);
+  compare(what, dC, ref, (size_t)(M * N), 1e-4);
+  check_status("matmul_simt", matmul_simt(dA, dB, dC, M, K, N, NULL));
+  snprintf(what, sizeof what, "matmul_simt %ldx%ldx%ld", (long)M, (long)K, (long)N);
+  compare(what, dC, ref, (size_t)(M * N), 1e-4);
+  tkrt_cuda_free(dA, NULL);
+  tkrt_cuda_free(dB, NULL);
+  tkrt_cuda_free(dC, NULL);
+  free(A);
+  free(B);
+  free(ref);
+}
+
+static void test_softmax(int64_t M, int64_t N) {
+  float *X = random_floats((size_t)(M * N));
+  double *ref = malloc(sizeof(double) * (size_t)(M * N) + 1);
+  for (int64_t i = 0; i < M; ++i) {
+    double mx = -INFINITY, s = 0;
+    for (int64_t j = 0; j < N; ++j) mx = fmax(mx, X[i * N + j]);
+    for (int64_t j = 0; j < N; ++j) s += exp(X[i * N + j] - mx);
+    for (int64_t j = 0; j < N; ++j) ref[i * N + j] = exp(X[i * N + j] - mx) / s;
+  }
+  void *dX = to_device(X, (size_t)(M * N)), *dY = NULL;
+  check_status("alloc", tkrt_cuda_alloc(&dY, M * N * 4, NULL));
+  check_status("softmax", softmax(dX, dY, M, N, NULL));
+  compare("softmax", dY, ref, (size_t)(M * N), 1e-5);
+  tkrt_cuda_free(dX, NULL);
+  tkrt_cuda_free(dY, NULL);
+  free(X);
+  free(ref);
+}
+
+static void test_unary(int64_t n) {
+  float *X = random_floats((size_t)n);
+  for (int64_t i = 0; i < n; ++i) X[i] *= 4; /* tanh, erf and exp over [-4, 4] */
+  double *ref = malloc(sizeof(double) * (size_t)n + 1);
+  void *dX = to_device(X, (size_t)n), *dY = NULL;
+  check_status("alloc", tkrt_cuda_alloc(&dY, n * 4, NULL));
+  for (int64_t i = 0; i < n; ++i) ref[i] = 0.5 * X[i] * (1 + erf(X[i] / sqrt(2.0)));
+  check_status("gelu", gelu(dX, dY, n, NULL));
+  compare("gelu", dY, ref, (size_t)n, 1e-5);
+  for (int64_t i = 0; i < n; ++i) ref[i] = tanh(X[i]);
+  check_status("vtanh", vtanh(dX, dY, n, NULL));
+  compare("vtanh", dY, ref, (size_t)n, 1e-5);
+  for (int64_t i = 0; i < n; ++i) ref[i] = exp(X[i]);
+  check_status("vexp", vexp(dX, dY, n, NULL));
+  compare("vexp", dY, ref, (size_t)n, 1e-5);
+  tkrt_cuda_free(dX, NULL);
+  tkrt_cuda_free(dY, NULL);
+  free(X);
+  free(ref);
+}
+
+int main(void) {
+  int s = tkrt_cuda_init();
+  if (s == TKRT_CUDA_NO_DRIVER || s == TKRT_CUDA_NO_DEVICE) {
+    printf("SKIP: no CUDA %s (status %d)\n", s == TKRT_CUDA_NO_DRIVER ? "driver" : "device", s);
+    return 77;
+  }
+  check_status("tkrt_cuda_init", s);
+  srand(1);
+  test_matmul(64, 64, 64);
+  test_matmul(257, 129, 511);
+  test_matmul(1, 7, 1);
+  test_softmax(37, 1001);
+  test_unary(100003);
+  return failures ? 1 : 0;
+}

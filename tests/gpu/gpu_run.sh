@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# gpu_run.sh TKC LIBTKRT_CUDA SOURCE_DIR CC: runs kernels on device 0 and
+# compares them with a CPU reference (gpu_run.c). Exits 77 (skipped) when
+# there is no CUDA driver or device.
+set -u
+TKC=$1 RT=$2 SRC=$3 CC=$4
+HERE=$(cd "$(dirname "$0")" && pwd)
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK" || exit 1
+for f in std/elementwise std/nn std/linalg gpu/matmul_simt; do
+  b=$(basename $f)
+  "$TKC" "$SRC/stdlib/$f.tk" --target=cuda -o $b.o || exit 1
+  "$TKC" "$SRC/stdlib/$f.tk" --target=cuda --emit=header -o $b.h || exit 1
+done
+"$CC" -O2 -Wall -I. -I"$SRC/backends/nvptx/runtime" \
+  "$HERE/gpu_run.c" elementwise.o nn.o linalg.o matmul_simt.o "$RT" -ldl -lpthread -lm -o run || exit 1
+./run

@@ -1,0 +1,112 @@
+// x86 register blocking: which loop nests are contractions
+// (backends/x86/MatchContraction.h), the register tile chosen per target
+// (backends/x86/EmitRegisterTile.h), and a masked-tail tile run on the
+// baseline target (tests/codegen runs AVX2/AVX-512 shapes end to end).
+#include <doctest/doctest.h>
+
+#include "backends/x86/EmitRegisterTile.h"
+#include "x86_support.h"
+
+#include <cmath>
+#include <vector>
+
+using namespace tk;
+using namespace tk::ir;
+using namespace tk::test;
+
+namespace {
+
+struct Mm {
+  TensorPtr A = tensor("A", ScalarType::F32, {sym("M"), sym("K")}, TensorRole::Input);
+  TensorPtr B = tensor("B", ScalarType::F32, {sym("K"), sym("N")}, TensorRole::Input);
+  TensorPtr C = tensor("C", ScalarType::F32, {sym("M"), sym("N")}, TensorRole::Output);
+  Expr i = loopVar("i"), j = loopVar("j"), k = loopVar("k");
+
+  // for k { for j in 0..N { C[i, j] = C[i, j] + A[i, k] * B[k, j] } } (i free)
+  LStmtPtr rowNest(Expr value = nullptr, Expr pred = nullptr) {
+    Expr acc = load(C, {i, j});
+    Expr v = value ? value : binary(BinOp::Add, acc, binary(BinOp::Mul, load(A, {i, k}), load(B, {k, j})));
+    return forLoop("k", sym("K"), forLoop("j", sym("N"), store(C, {i, j}, v, pred)));
+  }
+};
+
+CpuTarget target(const std::string &name) {
+  std::string err;
+  return *resolveCpuTarget(name, &err);
+}
+
+} // namespace
+
+TEST_CASE("x86 register tile: accumulating row nest is a contraction") {
+  Mm m;
+  auto nest = matchContraction(*m.rowNest());
+  REQUIRE(nest);
+  CHECK(nest->rows == 1);
+  CHECK(nest->bcast->tensor == m.A);
+  CHECK(nest->vec->tensor == m.B);
+  RegisterTile t512 = chooseRegisterTile(*nest, target("x86_64-avx512"));
+  CHECK(t512.lanes == 16);
+  CHECK(t512.vectorsPerRow == 30);
+  RegisterTile t2 = chooseRegisterTile(*nest, target("x86_64-avx2"));
+  CHECK(t2.lanes == 8);
+  CHECK(t2.vectorsPerRow == 14);
+}
+
+TEST_CASE("x86 register tile: operands in either order, guards as lane masks") {
+  Mm m;
+  Expr guarded = load(m.B, {m.k, m.j}, floatImm(0), binary(BinOp::LT, add(m.j, intImm(3)), sym("N")));
+  Expr v = binary(BinOp::Add, load(m.C, {m.i, m.j}), binary(BinOp::Mul, guarded, load(m.A, {m.i, m.k})));
+  auto nest = matchContraction(*m.rowNest(v));
+  REQUIRE(nest);
+  CHECK(nest->bcast->tensor == m.A);
+  CHECK(laneMaskable(binary(BinOp::GE, add(m.j, intImm(-1)), intImm(0)), "j"));
+  CHECK_FALSE(laneMaskable(binary(BinOp::EQ, m.j, intImm(0)), "j"));
+  CHECK_FALSE(laneMaskable(binary(BinOp::LT, mul(m.j, intImm(2)), sym("N")), "j"));
+}
+
+TEST_CASE("x86 register tile: non-contractions say why") {
+  Mm m;
+  std::string why;
+  // The accumulated element moves with k.
+  auto moving = forLoop("k", sym("K"), forLoop("j", sym("N"), store(m.C, {m.k, m.j},
+      binary(BinOp::Add, load(m.C, {m.k, m.j}), binary(BinOp::Mul, load(m.A, {m.i, m.k}), load(m.B, {m.k, m.j}))))));
+  CHECK_FALSE(matchContraction(*moving, &why));
+  CHECK(why.find("moves with the reduction") != std::string::npos);
+  // Both operands vary along j.
+  auto both = m.rowNest(binary(BinOp::Add, load(m.C, {m.i, m.j}), binary(BinOp::Mul, load(m.B, {m.i, m.j}), load(m.B, {m.k, m.j}))));
+  CHECK_FALSE(matchContraction(*both, &why));
+  CHECK(why.find("both operands") != std::string::npos);
+  // Strided access along j (B[j, k]).
+  auto strided = m.rowNest(binary(BinOp::Add, load(m.C, {m.i, m.j}), binary(BinOp::Mul, load(m.A, {m.i, m.k}), load(m.B, {m.j, m.k}))));
+  CHECK_FALSE(matchContraction(*strided, &why));
+  CHECK(why.find("not contiguous") != std::string::npos);
+  // Not a sum of a product.
+  auto plain = m.rowNest(binary(BinOp::Mul, load(m.A, {m.i, m.k}), load(m.B, {m.k, m.j})));
+  CHECK_FALSE(matchContraction(*plain, &why));
+}
+
+TEST_CASE("x86 register tile: masked tails compute the contraction (baseline SSE target)") {
+  // C[i, :] = sum_k A[i, k] B[k, :] for one row block of 3 rows, N = 7 (a
+  // full and a masked 4-lane vector), accumulating into C.
+  Mm m;
+  auto rowLoop = forLoop("i", intImm(3), forLoop("j", sym("N"), store(m.C, {m.i, m.j},
+      binary(BinOp::Add, load(m.C, {m.i, m.j}), binary(BinOp::Mul, load(m.A, {m.i, m.k}), load(m.B, {m.k, m.j}))))));
+  auto body = forLoop("k", sym("K"), rowLoop);
+  REQUIRE(matchContraction(*body));
+  LoweredFunc f{"mm3", makeOp("mm3", {tensorParam(m.A), tensorParam(m.B)}, {m.C}, {"M", "K", "N"}), TargetFamily::Cpu,
+                body, {}};
+  LoadedKernels lib({f}, "x86_64");
+  auto fn = lib.get<int(const float *, const float *, float *, int64_t, int64_t, int64_t)>("mm3");
+  const int64_t M = 3, K = 5, N = 7;
+  std::vector<float> A(M * K), B(K * N), C(M * N + 4, 1.0f);
+  for (size_t x = 0; x < A.size(); ++x) A[x] = float(x % 7) - 3;
+  for (size_t x = 0; x < B.size(); ++x) B[x] = float(x % 5) - 2;
+  REQUIRE(fn(A.data(), B.data(), C.data(), M, K, N) == 0);
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      float want = 1;
+      for (int64_t k = 0; k < K; ++k) want += A[i * K + k] * B[k * N + j];
+      CHECK(C[i * N + j] == doctest::Approx(want));
+    }
+  for (int x = 0; x < 4; ++x) CHECK(C[M * N + x] == 1.0f); // past the end: untouched
+}
