@@ -1,8 +1,9 @@
 // tk_bench: GFLOP/s of tkc-compiled kernels next to oneDNN (and OpenBLAS
 // when available), measured in the same process on the same buffers.
 // Kernels: matmul (stdlib default schedule, and the hand-written
-// examples/matmul.tk kernel), gemv, conv2d from the stdlib. Prints a
-// Markdown table (docs/performance.md records one).
+// examples/matmul.tk kernel), gemv, conv2d, add, row_sum, row_max from the
+// stdlib; memory-bound ones are also shown as % of a STREAM triad measured
+// in the same run. Prints a Markdown table (docs/performance.md records one).
 //
 //   tk_bench [--tkc PATH] [--libdir DIR] [--source DIR] [--work DIR]
 //            [--runs N] [--max-seconds S] [--threads T] [--filter TEXT]
@@ -124,9 +125,14 @@ void printTable(const std::vector<Row> &rows, double stream) {
     char pct[32] = " – |";
     if (r.bytes > 0 && stream > 0)
       std::snprintf(pct, sizeof pct, " %.0f%% |", 100.0 * (r.bytes * bestTkc / r.flops * 1e9) / stream);
-    char buf[128];
-    std::snprintf(buf, sizeof buf, " %.3f | %.3f |%s %.1e |", dnnl > 0 ? bestTkc / dnnl : 0.0,
-                  bestLib > 0 ? bestTkc / bestLib : 0.0, pct, r.check);
+    auto ratio = [&](double lib) {
+      char b[32] = " – |";
+      if (lib > 0) std::snprintf(b, sizeof b, " %.3f |", bestTkc / lib);
+      return std::string(b);
+    };
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s %.1e |", pct, r.check);
+    std::cout << ratio(dnnl) << ratio(bestLib);
     std::cout << buf << '\n';
   }
 }
@@ -197,7 +203,9 @@ int main(int argc, char **argv) {
   auto linalg = load(o.source + "/stdlib/std/linalg.tk", o);
   auto nn = load(o.source + "/stdlib/std/nn.tk", o);
   auto example = load(o.source + "/examples/matmul.tk", o);
-  if (!linalg || !nn || !example) return 2;
+  auto elementwise = load(o.source + "/stdlib/std/elementwise.tk", o);
+  auto reduce = load(o.source + "/stdlib/std/reduce.tk", o);
+  if (!linalg || !nn || !example || !elementwise || !reduce) return 2;
   auto stdMatmul = reinterpret_cast<MatmulFn>(linalg->symbol("matmul"));
   auto kernelMatmul = reinterpret_cast<MatmulFn>(example->symbol("matmul"));
   auto stdGemv = reinterpret_cast<GemvFn>(linalg->symbol("gemv"));
@@ -262,6 +270,28 @@ int main(int argc, char **argv) {
                            }), o)});
     row.seconds.push_back({"oneDNN", medianSeconds(bench::onednnConv2d(X.data(), Wt.data(), Oref.data(), N, C, H, W, F, R, S, 1, pad), o)});
     row.check = relDiff(O, Oref);
+    progress(row);
+    rows.push_back(row);
+  }
+  // Memory-bound ops: judged by bandwidth against STREAM (no library column).
+  if (wanted("add 16M")) {
+    int64_t N = int64_t(16) << 20;
+    Row row{"add 16M", double(N), {}, 0, 12.0 * N};
+    auto X = randomBuffer(N, rng), Y = randomBuffer(N, rng);
+    std::vector<float> Z(N);
+    auto fn = reinterpret_cast<int (*)(const float *, const float *, float *, int64_t)>(elementwise->symbol("add"));
+    row.seconds.push_back({"tkc std", medianSeconds(checked([&] { return fn(X.data(), Y.data(), Z.data(), N); }), o)});
+    progress(row);
+    rows.push_back(row);
+  }
+  for (const char *name : {"row_sum", "row_max"}) {
+    int64_t M = 4096, N = 4096;
+    Row row{std::string(name) + " 4096x4096", double(M * N), {}, 0, 4.0 * (M * N + M)};
+    if (!wanted(row.name)) continue;
+    auto X = randomBuffer(M * N, rng);
+    std::vector<float> Y(M);
+    auto fn = reinterpret_cast<int (*)(const float *, float *, int64_t, int64_t)>(reduce->symbol(name));
+    row.seconds.push_back({"tkc std", medianSeconds(checked([&] { return fn(X.data(), Y.data(), M, N); }), o)});
     progress(row);
     rows.push_back(row);
   }

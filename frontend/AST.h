@@ -75,10 +75,11 @@ struct Stmt;
 using StmtPtr = std::unique_ptr<Stmt>;
 
 struct Stmt {
-  enum class Kind { Store, MapFor, SeqFor, Local, Sync, If, Let, Require, Block } kind;
+  enum class Kind { Store, MapFor, SeqFor, Local, Sync, If, Let, Require, Block, Intrinsic } kind;
   SourceLoc loc;
 
   // Store: target[indices] accum value. Local: scope name: type.
+  // Intrinsic: target(indices...), e.g. mma(d[i], a[i], b[j]).
   Ident target;
   bool hasIndices = false;
   std::vector<ExprPtr> indices;

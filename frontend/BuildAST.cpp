@@ -237,6 +237,12 @@ public:
       return st;
     }
     if (dynamic_cast<TkParser::SyncStmtContext *>(c)) return newStmt(K::Sync, at(c));
+    if (auto *n = dynamic_cast<TkParser::IntrinsicStmtContext *>(c)) {
+      auto st = newStmt(K::Intrinsic, at(c));
+      st->target = ident(n->name());
+      for (auto *e : n->expr()) st->indices.push_back(expr(e));
+      return st;
+    }
     if (auto *i = dynamic_cast<TkParser::IfStmtAltContext *>(c)) return ifStmt(i->ifStmt());
     if (auto *l = dynamic_cast<TkParser::LetStmtContext *>(c)) {
       auto st = newStmt(K::Let, at(c));

@@ -69,6 +69,11 @@ void printStmt(std::ostream &os, const ast::Stmt &s, int indent) {
     os << pad << s.scope.name << ' ' << s.target.name << ": " << type(s.type) << loc(s.loc) << '\n';
     return;
   case K::Sync: os << pad << "sync" << loc(s.loc) << '\n'; return;
+  case K::Intrinsic:
+    os << pad << s.target.name << '(';
+    for (size_t i = 0; i < s.indices.size(); ++i) os << (i ? ", " : "") << printASTExpr(*s.indices[i]);
+    os << ')' << loc(s.loc) << '\n';
+    return;
   case K::If:
     os << pad << "if " << printASTExpr(*s.cond) << loc(s.loc) << '\n';
     printStmts(os, s.body, indent + 1);

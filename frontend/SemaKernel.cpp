@@ -1,8 +1,10 @@
 // Kernels -> mapping IR: task-mapping loops (worker kinds checked against
 // the target), ordinary loops, local tensors (scopes checked against the
-// target), stores, barriers, `if`, `let` (substituted), holes and `require`.
+// target), stores, barriers, `if`, `let` (substituted), holes, `require`
+// and tensor-core statements (SemaIntrinsic).
 #include "frontend/Sema.h"
 #include "frontend/SemaExpr.h"
+#include "frontend/SemaIntrinsic.h"
 
 #include <algorithm>
 #include <set>
@@ -49,6 +51,7 @@ private:
   std::set<std::string> usedVarNames_;        // every variable name of the kernel, after renaming
   std::map<std::string, int> nextSuffix_;     // next n to try for name.n (keeps renaming linear)
   std::map<std::string, SourceLoc> endedLocals_; // locals whose block has ended
+  std::vector<ir::WorkerKind> workers_;          // worker kinds of the enclosing mappings, innermost last
 
   void bindFixed(const std::string &name, Binding b) {
     usedVarNames_.insert(name);
@@ -251,7 +254,9 @@ private:
     }
     scope_.push();
     for (const ast::Ident &v : s.vars) m->vars.push_back(loopVar(v)->name);
+    if (m->worker) workers_.push_back(*m->worker);
     m->body = block(s.body, s.loc);
+    if (m->worker) workers_.pop_back();
     scope_.pop();
     return ok ? m : nullptr;
   }
@@ -314,6 +319,9 @@ private:
     case K::Local: return local(s);
     case K::Sync: return newStmt(ir::MStmt::Kind::Sync, s.loc); // a no-op on cpu (one worker per task)
     case K::Block: return block(s.body, s.loc);
+    case K::Intrinsic:
+      return checkIntrinsic(s, {kernel_->target, !workers_.empty() && workers_.back() == ir::WorkerKind::Warps, scope_,
+                                diags_, [this](const ast::Expr &e, const std::string &w) { return intExpr(e, w); }});
     case K::If: {
       ExprEnv en = env();
       auto m = newStmt(ir::MStmt::Kind::If, s.loc);

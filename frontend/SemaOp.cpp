@@ -163,8 +163,20 @@ private:
 
     scope_.push();
     std::vector<ir::IndexVar> vars;
+    std::vector<ir::Expr> bounds; // explicit ranges `i < E`, null where inferred
     bool ok = true;
-    for (const auto &idx : s.indices) {
+    for (const auto &full : s.indices) {
+      // `T[i, y < OH] = ...` gives y's range explicitly, as `sum(r < R)`
+      // does for a reduction variable: for intermediates whose variables
+      // appear only in compound indices (an img2col buffer).
+      const ast::Expr *idx = full.get();
+      ir::Expr bound;
+      if (idx->kind == ast::ExprKind::Binary && idx->op == "<" && idx->args[0]->kind == ast::ExprKind::Name) {
+        ExprEnv sig{ExprEnv::Mode::Signature, scope_, diags_, {}, nullptr};
+        bound = lowerIntExpr(*idx->args[1], sig, "index range");
+        ok &= bound != nullptr; // the variable is still declared: no cascade of unknown names
+        idx = idx->args[0].get();
+      }
       if (idx->kind != ast::ExprKind::Name) {
         diags_.error(idx->loc, "only plain index variables can appear on the left-hand side of an op statement, "
                                "not '" + printASTExpr(*idx) + "'");
@@ -185,6 +197,7 @@ private:
         continue;
       }
       vars.push_back({idx->name, nullptr, idx->loc});
+      bounds.push_back(bound);
     }
     ExprEnv env{ExprEnv::Mode::OpBody, scope_, diags_, {}, nullptr};
     ir::Expr value = lowerExpr(*s.value, env);
@@ -200,6 +213,12 @@ private:
                                      (target->role == ir::TensorRole::Output ? "output " : "") + target->name +
                                      (target->role == ir::TensorRole::Output ? " (as declared)" : "")
                                : "";
+      if (bounds[d] && declared)
+        mine.push_back({vars[d].name, bounds[d], vars[d].loc, "the range " + vars[d].name + " < " + ir::printExpr(bounds[d]), false});
+      else if (bounds[d]) {
+        declared = bounds[d];
+        what = "the range " + vars[d].name + " < " + ir::printExpr(bounds[d]);
+      }
       vars[d].extent = resolveRange(vars[d].name, vars[d].loc, mine, declared, what, false, diags_);
       ok &= vars[d].extent != nullptr;
     }

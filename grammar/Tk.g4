@@ -30,6 +30,8 @@ stmt
   | name name ':' typeRef ';'                                        # localStmt
   | name (idx='[' (expr (',' expr)*)? ']')? assignOp expr ';'        # storeStmt
   | SYNC ';'                                                         # syncStmt
+  // GPU statements (mma, ldmatrix, cp_async, ...: frontend/SemaIntrinsic)
+  | name '(' (expr (',' expr)*)? ')' ';'                             # intrinsicStmt
   | ifStmt                                                           # ifStmtAlt
   | LET name '=' expr ';'                                            # letStmt
   | REQUIRE expr ';'                                                 # requireStmt

@@ -48,6 +48,7 @@ MStmtPtr rewriteMStmt(const MStmtPtr &s, const ExprFn &fn, const TensorFn &tenso
   n->cond = applyFn(fn, s->cond);
   n->thenS = rewriteMStmt(s->thenS, fn, tensorFn);
   n->elseS = rewriteMStmt(s->elseS, fn, tensorFn);
+  n->operands = applyAll(fn, s->operands);
   return n;
 }
 
@@ -65,6 +66,7 @@ LStmtPtr rewriteLStmt(const LStmtPtr &s, const ExprFn &fn, const TensorFn &tenso
   n->cond = applyFn(fn, s->cond);
   n->thenS = rewriteLStmt(s->thenS, fn, tensorFn);
   n->elseS = rewriteLStmt(s->elseS, fn, tensorFn);
+  n->operands = applyAll(fn, s->operands);
   return n;
 }
 

@@ -16,7 +16,7 @@ using TensorFn = std::function<TensorPtr(const TensorPtr &)>;
 Expr transformExpr(const Expr &e, const ExprFn &post);
 
 // Copies a mapping-IR statement tree, passing every expression (mapping
-// dims, loop bounds, indices, values, conditions) through `fn` and every
+// dims, loop bounds, indices, values, conditions, intrinsic operands) through `fn` and every
 // tensor reference (Store/Alloc targets) through `tensorFn` when given.
 MStmtPtr rewriteMStmt(const MStmtPtr &s, const ExprFn &fn, const TensorFn &tensorFn = nullptr);
 

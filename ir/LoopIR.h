@@ -17,7 +17,7 @@ struct LStmt;
 using LStmtPtr = std::shared_ptr<LStmt>;
 
 struct LStmt {
-  enum class Kind { Block, For, Store, Alloc, If, Let, Check, Barrier } kind;
+  enum class Kind { Block, For, Store, Alloc, If, Let, Check, Barrier, Intrinsic } kind;
   SourceLoc loc;
 
   std::vector<LStmtPtr> stmts; // Block
@@ -37,6 +37,9 @@ struct LStmt {
   LStmtPtr thenS, elseS; // If
   int errorCode = 0;     // Check: returned from the function when !cond
   std::string message;   // Check: what failed (for docs and printing)
+
+  GpuIntrinsic intrinsic = GpuIntrinsic::Mma; // Intrinsic (as in mapping IR)
+  std::vector<Expr> operands;                 // Intrinsic
 };
 
 LStmtPtr lBlock(std::vector<LStmtPtr> stmts, SourceLoc loc = {});

@@ -28,11 +28,26 @@ std::string printMapping(const TaskMapping &m);
 
 enum class AccumOp { None, Add, Mul, Max, Min }; // =, +=, *=, max=, min=
 
+// GPU statements of cuda kernels (docs/gpu.md). Warp-collective:
+//   mma(d, a, b)          d += a * b, one m16n8k16 tile, f16/bf16 in, f32 out
+//   ldmatrix(f, S[r, c])  f = the 16x16 (8-element f) or n-major 8x16
+//                         (4-element f) b16 tile of shared S at (r, c)
+//   ldmatrix_trans(f, S[k, n]) f = the B fragment of the k-major 16x8 tile
+// Per thread:
+//   cp_async(S[..], G[..], n)  S[.., c + e] = G[.., j + e] for e < n, async
+//   cp_async_commit()          closes the group of this thread's copies
+//   cp_async_wait(n)           waits until at most n groups are pending
+// Each tensor operand is a Load naming the first element it covers (a
+// fragment is the last dimension of a register tensor: indices ..., 0);
+// counts are integer constants.
+enum class GpuIntrinsic { Mma, LdMatrix, LdMatrixTrans, CpAsync, CpAsyncCommit, CpAsyncWait };
+std::string_view gpuIntrinsicName(GpuIntrinsic g);
+
 struct MStmt;
 using MStmtPtr = std::shared_ptr<MStmt>;
 
 struct MStmt {
-  enum class Kind { Block, MapFor, SeqFor, Alloc, Store, Sync, If } kind;
+  enum class Kind { Block, MapFor, SeqFor, Alloc, Store, Sync, If, Intrinsic } kind;
   SourceLoc loc;
 
   std::vector<MStmtPtr> stmts; // Block
@@ -54,6 +69,9 @@ struct MStmt {
 
   Expr cond;                 // If
   MStmtPtr thenS, elseS;     // If (elseS may be null)
+
+  GpuIntrinsic intrinsic = GpuIntrinsic::Mma; // Intrinsic
+  std::vector<Expr> operands;                 // Intrinsic: Loads, see GpuIntrinsic
 };
 
 MStmtPtr mBlock(std::vector<MStmtPtr> stmts, SourceLoc loc = {});

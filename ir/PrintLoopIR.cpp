@@ -101,6 +101,11 @@ struct Printer {
     case LStmt::Kind::Barrier:
       os << "barrier;\n";
       return;
+    case LStmt::Kind::Intrinsic:
+      os << gpuIntrinsicName(s->intrinsic) << '(';
+      for (size_t i = 0; i < s->operands.size(); ++i) os << (i ? ", " : "") << printExpr(s->operands[i]);
+      os << ");\n";
+      return;
     }
   }
 };

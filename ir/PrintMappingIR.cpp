@@ -26,6 +26,18 @@ static std::string_view accumSymbol(AccumOp a) {
   return "=";
 }
 
+std::string_view gpuIntrinsicName(GpuIntrinsic g) {
+  switch (g) {
+  case GpuIntrinsic::Mma: return "mma";
+  case GpuIntrinsic::LdMatrix: return "ldmatrix";
+  case GpuIntrinsic::LdMatrixTrans: return "ldmatrix_trans";
+  case GpuIntrinsic::CpAsync: return "cp_async";
+  case GpuIntrinsic::CpAsyncCommit: return "cp_async_commit";
+  case GpuIntrinsic::CpAsyncWait: return "cp_async_wait";
+  }
+  return "?";
+}
+
 namespace {
 struct Printer {
   std::ostringstream os;
@@ -85,6 +97,12 @@ struct Printer {
     case MStmt::Kind::Sync:
       pad(depth);
       os << "sync;\n";
+      return;
+    case MStmt::Kind::Intrinsic:
+      pad(depth);
+      os << gpuIntrinsicName(s->intrinsic) << '(';
+      for (size_t i = 0; i < s->operands.size(); ++i) os << (i ? ", " : "") << printExpr(s->operands[i]);
+      os << ");\n";
       return;
     case MStmt::Kind::If:
       pad(depth);

@@ -54,6 +54,13 @@ static void verifyStmt(const LStmtPtr &s, const VerifyScope &scope) {
     if (s->errorCode < 1 || s->errorCode > 3) verifyFail(scope, "check with error code " + std::to_string(s->errorCode));
     return;
   case LStmt::Kind::Barrier: return;
+  case LStmt::Kind::Intrinsic:
+    for (const Expr &o : s->operands) {
+      if (!o || (o->kind != ExprKind::Load && o->kind != ExprKind::IntImm))
+        verifyFail(scope, "intrinsic operand is neither a tensor element nor a constant");
+      verifyExpr(o, scope);
+    }
+    return;
   }
 }
 

@@ -61,6 +61,13 @@ static void verifyStmt(const MStmtPtr &s, VerifyScope &scope) {
     verifyExpr(s->value, scope);
     return;
   case MStmt::Kind::Sync: return;
+  case MStmt::Kind::Intrinsic:
+    for (const Expr &o : s->operands) {
+      if (!o || (o->kind != ExprKind::Load && o->kind != ExprKind::IntImm))
+        verifyFail(scope, "intrinsic operand is neither a tensor element nor a constant");
+      verifyExpr(o, scope);
+    }
+    return;
   case MStmt::Kind::If: {
     verifyExpr(s->cond, scope);
     VerifyScope thenScope = scope;

@@ -102,7 +102,8 @@ struct Walker {
       return;
     }
     case MStmt::Kind::Alloc:
-    case MStmt::Kind::Sync: return;
+    case MStmt::Kind::Sync:
+    case MStmt::Kind::Intrinsic: return; // operands are shared/register tensors, never op outputs
     }
   }
 

@@ -120,6 +120,12 @@ struct Lowerer {
       return st;
     }
     case MStmt::Kind::Sync: return lstmt(LStmt::Kind::Barrier, s->loc);
+    case MStmt::Kind::Intrinsic: {
+      auto st = lstmt(LStmt::Kind::Intrinsic, s->loc);
+      st->intrinsic = s->intrinsic;
+      st->operands = s->operands;
+      return st;
+    }
     case MStmt::Kind::If: {
       auto st = lstmt(LStmt::Kind::If, s->loc);
       st->cond = s->cond;

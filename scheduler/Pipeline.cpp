@@ -8,8 +8,10 @@
 #include "ir/VerifyTensorIR.h"
 #include "scheduler/CheckHoles.h"
 #include "scheduler/CheckTaskMappings.h"
+#include "scheduler/ConstructSchedule.h"
 #include "scheduler/DefaultSchedule.h"
 #include "scheduler/FormKernelLaunches.h"
+#include "scheduler/Fusion.h"
 #include "scheduler/InsertRuntimeChecks.h"
 #include "scheduler/LowerReductions.h"
 #include "scheduler/LowerTaskMappings.h"
@@ -40,9 +42,17 @@ public:
     KernelPtr &slot = done_[key];
     if (verifiedOps_.insert(e.op.get()).second) verifyTensorIR(*e.op);
     KernelPtr k = e.kernel;
+    if (!k && useConstructSchedule(*e.op)) {
+      int bytes = scalarTypeBytes(e.op->body[0].target->dtype);
+      k = constructSchedule(e.op, chooseContractionTiles(opts_.construct->hw, opts_.target.vectorBits, bytes));
+      dump("ConstructSchedule", k->name, printKernel(*k));
+    }
     if (!k) {
       k = defaultSchedule(e.op, opts_.target);
       dump("DefaultSchedule", k->name, printKernel(*k));
+      KernelPtr fused = fuseStatements(k, diags_);
+      if (fused != k) dump("FuseStatements", k->name, printKernel(*fused));
+      k = fused;
     }
     verifyMappingIR(*k, false);
     bool open = std::any_of(k->holes.begin(), k->holes.end(), [](const Hole &h) { return !h.value; });
@@ -79,6 +89,11 @@ public:
   }
 
 private:
+  bool useConstructSchedule(const Op &op) const {
+    return opts_.target.family == TargetFamily::Cpu && opts_.construct && opts_.constructContractions &&
+           constructScheduleApplies(op);
+  }
+
   void step(const char *pass, const LoweredFunc &f, bool reductionsLowered) {
     dump(pass, f.name, printLoweredFunc(f));
     verifyLoopIR(f, reductionsLowered);

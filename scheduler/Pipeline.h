@@ -28,6 +28,10 @@ struct PipelineOptions {
   // The construction optimizer fills valueless holes when set
   // (scheduler/construct/FillHoles.h); without it they are errors.
   const construct::ConstructOptions *construct = nullptr;
+  // CPU contractions without a kernel get ConstructSchedule's packed,
+  // cache-blocked kernel (sized for construct->hw) instead of the default
+  // schedule; false keeps DefaultSchedule (tkc --schedule=default).
+  bool constructContractions = true;
 };
 
 // For every export of `m`: take its kernel (or build the default schedule for

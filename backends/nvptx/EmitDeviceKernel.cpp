@@ -1,5 +1,7 @@
 #include "backends/nvptx/EmitDeviceKernel.h"
 
+#include "backends/nvptx/EmitGpuIntrinsic.h"
+
 #include "backends/common/LowerCommonStmt.h"
 #include "backends/common/LowerExprToLLVM.h"
 
@@ -98,6 +100,7 @@ struct DeviceLowering {
     case LStmt::Kind::If: return codegen::lowerIf(dc, *s, sub);
     case LStmt::Kind::Let: return codegen::lowerLet(dc, *s, sub);
     case LStmt::Kind::Barrier: return dc.emitBarrier();
+    case LStmt::Kind::Intrinsic: return emitGpuIntrinsic(dc, *s);
     case LStmt::Kind::Check: throw InternalError("nvptx backend: a run-time check inside a launch");
     }
     throw InternalError("nvptx backend: unknown statement kind");

@@ -29,6 +29,7 @@ struct Collector {
     ir::visitLStmt(l.loop->body, [&](const LStmt &s) {
       for (const ir::Expr *e : {&s.min, &s.extent, &s.value, &s.pred, &s.cond}) expr(*e);
       for (const ir::Expr &e : s.indices) expr(e);
+      for (const ir::Expr &e : s.operands) expr(e);
       if (s.kind == LStmt::Kind::Alloc) allocated.insert(s.tensor.get());
       if (s.kind == LStmt::Kind::Store && std::find(l.tensors.begin(), l.tensors.end(), s.tensor.get()) == l.tensors.end())
         l.tensors.push_back(s.tensor.get());

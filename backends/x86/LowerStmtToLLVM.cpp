@@ -4,6 +4,7 @@
 #include "backends/common/LowerExprToLLVM.h"
 #include "backends/x86/EmitRegisterTile.h"
 #include "backends/x86/OutlineParallelLoops.h"
+#include "backends/x86/VectorReduction.h"
 
 namespace tk::x86 {
 
@@ -54,9 +55,14 @@ static void lowerFor(CodegenContext &cg, const LStmt &s) {
     outlineParallelLoop(cg, s);
     return;
   }
-  // Contraction nests get register-blocked vector code instead of scalar loops.
+  // Contraction nests and reductions into one element get explicit vector
+  // code instead of scalar loops.
   if (auto nest = matchContraction(s)) {
     emitRegisterTile(cg, *nest);
+    return;
+  }
+  if (auto red = matchVectorReduction(s)) {
+    emitVectorReduction(cg, *red);
     return;
   }
   llvm::Value *begin = lowerExprAs(cg, s.min, ScalarType::I64);
@@ -132,6 +138,8 @@ void lowerStmt(CodegenContext &cg, const ir::LStmtPtr &s) {
     if (cg.frame().statusOut)
       cg.diags.error(s->loc, "'sync' between cores is not supported by the x86 backend");
     return;
+  case LStmt::Kind::Intrinsic: // SemaIntrinsic accepts them only in cuda kernels
+    throw InternalError("x86 backend: a tensor-core statement in cpu code");
   }
   throw InternalError("x86 backend: unknown statement kind");
 }

@@ -2,6 +2,8 @@
 
 #include "ir/Simplify.h"
 
+#include <algorithm>
+
 namespace tk::x86 {
 
 using ir::BinOp;
@@ -167,6 +169,13 @@ std::optional<ContractionNest> matchContraction(const LStmt &kLoop, std::string 
       m.fail("the accumulated element moves with the reduction variable");
       return std::nullopt;
     }
+  // Each row keeps its own accumulators: rows that share an element (a
+  // second reduction loop in the row position) would lose all but one sum.
+  if (n.rowLoop && std::none_of(next->indices.begin(), next->indices.end(),
+                                [&](const Expr &i) { return mentionsVar(i, n.rowLoop->var); })) {
+    m.fail("the accumulated element does not move with the row variable");
+    return std::nullopt;
+  }
   if ((next->pred && mentionsVar(next->pred, k)) || !m.unitStrideAccess(next->indices, j) ||
       !laneMaskable(next->pred, j)) {
     m.fail("the accumulator is not contiguous along the innermost loop");

@@ -126,8 +126,32 @@ std::optional<DriverOptions> parseCommandLine(const std::vector<std::string> &ar
         return std::nullopt;
       }
     } else if (startsWith(a, "--stdlib=")) o.stdlibDir = a.substr(9);
+    else if (a == "tune" && i == 0) o.tune = true;
+    else if (startsWith(a, "--tuning-records=")) o.tuningRecords = a.substr(17);
+    else if (startsWith(a, "--policy=")) o.tunePolicy = a.substr(9);
+    else if (startsWith(a, "--search=")) {
+      o.tuneSearch = a.substr(9);
+      if (!isTuneSearch(o.tuneSearch)) {
+        *error = "invalid value '" + o.tuneSearch + "' for --search (expected " + tuneSearchNames() + ")";
+        return std::nullopt;
+      }
+    } else if (startsWith(a, "--budget=")) {
+      v = a.substr(9);
+      char *end = nullptr;
+      o.tuneBudget = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end || !(o.tuneBudget > 0 && o.tuneBudget <= 3600)) {
+        *error = "invalid value '" + v + "' for --budget (expected seconds, > 0 and <= 3600)";
+        return std::nullopt;
+      }
+    }
     else if (startsWith(a, "--hw=")) o.hardware = a.substr(5);
     else if (a == "--construct-trace") o.constructTrace = true;
+    else if (a == "--schedule=construct") o.constructContractions = true;
+    else if (a == "--schedule=default") o.constructContractions = false;
+    else if (startsWith(a, "--schedule=")) {
+      *error = "invalid value '" + a.substr(11) + "' for --schedule (expected construct or default)";
+      return std::nullopt;
+    }
     else if (startsWith(a, "--rank=")) {
       v = a.substr(7);
       if (v == "model" || v == "measure") {
@@ -184,8 +208,29 @@ std::optional<DriverOptions> parseCommandLine(const std::vector<std::string> &ar
   return o;
 }
 
+namespace {
+const char *const kTuneSearches[] = {"policy", "greedy1", "greedy2", "beam2dfs", "beam4dfs",
+                                     "beam2bfs", "beam4bfs", "random"};
+} // namespace
+
+bool isTuneSearch(const std::string &name) {
+  for (const char *s : kTuneSearches)
+    if (name == s) return true;
+  return false;
+}
+
+std::string tuneSearchNames() {
+  std::string out;
+  for (const char *s : kTuneSearches) out += (out.empty() ? "" : ", ") + std::string(s);
+  return out;
+}
+
 std::string helpText() {
   return R"(usage: tkc [options] file.tk
+       tkc tune [-o FILE.tkr] [--search=S] [--budget=SEC] [--policy=FILE] file.tk
+         tune the loop order of each constant-shape export (docs/looptune.md);
+         S: policy (default, the learned Q-network), greedy1, greedy2,
+         beam2dfs, beam4dfs, beam2bfs, beam4bfs, random
 
 Compiles one .tk file (and the files it imports) for a CPU or CUDA target.
 
@@ -207,9 +252,13 @@ Construction optimizer (fills '?' holes, docs/construct.md):
   --hw=FILE|NAME          hardware description (docs/hardware.md): a .hw file, or a
                           name in <stdlib>/targets (zen5-2c, h100, ...); default: host
   --shape-hint=SYM=N      assume shape symbol SYM = N while constructing (default 1024)
+  --tuning-records=FILE   apply the schedules `tkc tune` recorded (docs/looptune.md)
   --construct-trace       print the construction path on stdout
   --rank=roofline         rank candidates by the analytical estimate (the default;
                           measure and model are reserved)
+  --schedule=construct    ops without a kernel that are contractions (matmul, bmm)
+                          get a packed, cache-blocked kernel sized for --hw (default)
+  --schedule=default      keep the plain default schedule for them
 Dependencies:
   -MD                     also write a Make/Ninja depfile (on success only)
   -MF FILE                depfile path (default: the output with extension .d)

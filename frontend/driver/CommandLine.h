@@ -31,7 +31,14 @@ struct DriverOptions {
   // Construction optimizer (docs/construct.md).
   std::string hardware;      // --hw: a .hw file or a name in <stdlib>/targets; empty = by target family
   bool constructTrace = false;
+  bool constructContractions = true; // --schedule=construct (default) | default
   std::vector<std::pair<std::string, int64_t>> shapeHints; // --shape-hint=SYM=VALUE
+  // LoopTune (docs/looptune.md).
+  bool tune = false;            // `tkc tune FILE`: write tuning records instead of code
+  std::string tuningRecords;    // --tuning-records=FILE: apply recorded schedules
+  std::string tuneSearch = "policy"; // --search=
+  double tuneBudget = 1.0;      // --budget=SECONDS per export (search baselines)
+  std::string tunePolicy;       // --policy=FILE; empty: <stdlib>/looptune/policy.qnet
 };
 
 // Replaces every `@file` argument by the arguments the file holds
@@ -47,6 +54,10 @@ std::vector<std::string> splitResponseFile(const std::string &text);
 // Parses expanded arguments (without argv[0]). Returns nullopt and sets
 // *error (a message for `tkc: error: ...`) on a usage error.
 std::optional<DriverOptions> parseCommandLine(const std::vector<std::string> &args, std::string *error);
+
+// The searches `tkc tune --search=` accepts, and their list for messages.
+bool isTuneSearch(const std::string &name);
+std::string tuneSearchNames();
 
 // The `--help` text.
 std::string helpText();

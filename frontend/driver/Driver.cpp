@@ -8,14 +8,18 @@
 #include "frontend/driver/Depfile.h"
 #include "frontend/driver/Hardware.h"
 #include "frontend/driver/OutputFile.h"
+#include "frontend/driver/Tune.h"
 #include "scheduler/Pipeline.h"
+#include "scheduler/looptune/TuningRecords.h"
 
 #include <llvm/Config/llvm-config.h>
 
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <unistd.h>
 
 namespace tk::driver {
@@ -41,6 +45,7 @@ const char *defaultExtension(EmitKind k) {
 
 std::string outputPath(const DriverOptions &o) {
   if (!o.output.empty()) return o.output;
+  if (o.tune) return fs::path(o.input).stem().string() + ".tkr";
   const char *ext = defaultExtension(o.emit);
   return ext ? fs::path(o.input).stem().string() + ext : "-";
 }
@@ -80,6 +85,19 @@ std::string joined(const std::vector<std::string> &parts) {
 
 // Produces the requested output; nullopt after compile errors.
 // `cuda` is set for cuda targets (then `target` is unused).
+// Replaces the functions `path` has tuning records for (docs/looptune.md).
+bool applyRecords(const std::string &path, const ir::Module &m, const CpuTarget &target,
+                  std::vector<ir::LoweredFunc> &funcs, SourceManager &sm, DiagEngine &diags) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError{"cannot read tuning records '" + path + "'"};
+  std::stringstream text;
+  text << in.rdbuf();
+  auto records = looptune::parseTuningRecords(sm.addFile(path, text.str()), sm, diags);
+  if (!records) return false;
+  looptune::applyTuningRecords(m, *records, looptune::vectorLanes(target), funcs, diags);
+  return !diags.hasErrors();
+}
+
 std::optional<std::string> compile(const DriverOptions &o, const CpuTarget &target, const CudaTarget *cuda,
                                    const std::string &stdlib,
                                    SourceManager &sm, DiagEngine &diags, std::vector<std::string> &deps) {
@@ -99,12 +117,20 @@ std::optional<std::string> compile(const DriverOptions &o, const CpuTarget &targ
     for (const ir::OpPtr &op : m->ops) ops.push_back(ir::printOp(*op));
     return joined(ops);
   }
+  if (o.tune) {
+    if (cuda) throw UsageError{"tkc tune measures on this CPU; --target must be a CPU target"};
+    looptune::TuneOptions to{o.tuneSearch, o.tuneBudget,
+                             o.tunePolicy.empty() ? (fs::path(stdlib) / "looptune" / "policy.qnet").string()
+                                                  : o.tunePolicy};
+    return looptune::tuneModule(*m, target, to, sm, diags, &std::cerr);
+  }
   PipelineOptions po;
   po.target.vectorBits = target.vectorBits;
   po.target.family = fo.target;
   auto construct = constructOptions(o, stdlib, sm, diags, o.constructTrace ? &std::cout : nullptr);
   if (!construct) return std::nullopt;
   po.construct = &*construct;
+  po.constructContractions = o.constructContractions;
   if (o.emit == EmitKind::Mapping) {
     std::vector<std::string> kernels;
     for (const ir::KernelPtr &k : scheduleModule(*m, po, diags)) kernels.push_back(ir::printKernel(*k));
@@ -113,6 +139,7 @@ std::optional<std::string> compile(const DriverOptions &o, const CpuTarget &targ
   }
   std::vector<ir::LoweredFunc> funcs = lowerModule(*m, po, diags);
   if (diags.hasErrors()) return std::nullopt;
+  if (!o.tuningRecords.empty() && !applyRecords(o.tuningRecords, *m, target, funcs, sm, diags)) return std::nullopt;
   if (o.emit == EmitKind::Loop) {
     std::vector<std::string> texts;
     for (const ir::LoweredFunc &f : funcs) texts.push_back(ir::printLoweredFunc(f));

@@ -4,10 +4,12 @@
 #   tests/fuzz/run-afl.sh [DURATION] [BUILD_DIR]
 # Configures BUILD_DIR (default ./build-fuzz) with AFL++'s classic afl-g++ /
 # afl-gcc and -DTK_FUZZ=ON, builds only tk_fuzz_frontend there (tk_ir,
-# tk_parser, tk_frontend instrumented), and runs afl-fuzz from
-# tests/fuzz/corpus with the tests/fuzz/tk.dict dictionary, writing findings
-# to BUILD_DIR/findings. RESUME=1 resumes a previous run in that directory
-# (afl-fuzz -i -). JOBS (default 2) sets the build parallelism.
+# tk_parser, tk_frontend instrumented), and runs afl-fuzz with the
+# tests/fuzz/tk.dict dictionary, writing findings to BUILD_DIR/findings.
+# Seeds (BUILD_DIR/seeds): tests/fuzz/corpus plus every .tk file of
+# tests/diag (one per error path), tests/golden, stdlib and examples.
+# RESUME=1 resumes a previous run in that directory (afl-fuzz -i -).
+# JOBS (default 2) sets the build parallelism.
 # After fixing a crash or hang from findings/default/{crashes,hangs},
 # minimize it with afl-tmin and add it to tests/fuzz/regressions/.
 set -eu
@@ -20,7 +22,12 @@ cmake -S "$SRC" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTK_BUILD_BENCH
 nice -n 19 cmake --build "$BUILD" --target tk_fuzz_frontend -j"${JOBS:-2}"
 HARNESS=$BUILD/bin/tk_fuzz_frontend
 OUT=$BUILD/findings
-INPUT=$SRC/tests/fuzz/corpus
+INPUT=$BUILD/seeds
+rm -rf "$INPUT" && mkdir -p "$INPUT"
+cp "$SRC"/tests/fuzz/corpus/* "$INPUT"/
+for f in "$SRC"/tests/diag/*.tk "$SRC"/tests/golden/*.tk "$SRC"/stdlib/std/*.tk $(find "$SRC/examples" -name '*.tk'); do
+  cp "$f" "$INPUT/$(echo "${f#"$SRC"/}" | tr / _)"
+done
 if [ "${RESUME:-0}" = 1 ]; then INPUT=-; fi
 # @@: the harness reads the input file AFL names; -t: per-input time limit (ms).
 AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 \

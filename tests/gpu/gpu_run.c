@@ -4,12 +4,15 @@
 #include "elementwise.h"
 #include "linalg.h"
 #include "matmul_simt.h"
+#include "matmul_tc.h"
 #include "nn.h"
 #include "tkrt_cuda.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int failures = 0;
 
@@ -79,6 +82,60 @@ static void test_matmul(int64_t M, int64_t K, int64_t N) {
   free(ref);
 }
 
+/* f16 / bf16 bit patterns of x (round to nearest even) and their values. */
+static uint16_t to_half_bits(float x, int bf16, double *value) {
+  uint16_t bits;
+  if (bf16) {
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    bits = (uint16_t)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+    u = (uint32_t)bits << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    *value = f;
+  } else {
+    _Float16 h = (_Float16)x;
+    memcpy(&bits, &h, 2);
+    *value = (double)h;
+  }
+  return bits;
+}
+
+/* Tensor-core matmul (stdlib/gpu/matmul_tc.tk): half inputs, f32 output;
+ * the reference uses the rounded inputs, so only f32 accumulation differs. */
+static void test_matmul_tc(int64_t M, int64_t K, int64_t N, int bf16) {
+  size_t na = (size_t)(M * K), nb = (size_t)(K * N);
+  uint16_t *A = malloc(na * 2 + 2), *B = malloc(nb * 2 + 2);
+  double *a = malloc(na * sizeof(double) + 1), *b = malloc(nb * sizeof(double) + 1);
+  double *ref = malloc(sizeof(double) * (size_t)(M * N) + 1);
+  for (size_t i = 0; i < na; ++i) A[i] = to_half_bits((float)rand() / RAND_MAX * 2.0f - 1.0f, bf16, &a[i]);
+  for (size_t i = 0; i < nb; ++i) B[i] = to_half_bits((float)rand() / RAND_MAX * 2.0f - 1.0f, bf16, &b[i]);
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      double s = 0;
+      for (int64_t k = 0; k < K; ++k) s += a[i * K + k] * b[k * N + j];
+      ref[i * N + j] = s;
+    }
+  void *dA = NULL, *dB = NULL, *dC = NULL;
+  check_status("alloc", tkrt_cuda_alloc(&dA, (int64_t)na * 2, NULL));
+  check_status("alloc", tkrt_cuda_alloc(&dB, (int64_t)nb * 2, NULL));
+  check_status("alloc", tkrt_cuda_alloc(&dC, M * N * 4, NULL));
+  check_status("copy", tkrt_cuda_memcpy_to_device(dA, A, na * 2));
+  check_status("copy", tkrt_cuda_memcpy_to_device(dB, B, nb * 2));
+  check_status("matmul_tc", bf16 ? matmul_bf16(dA, dB, dC, M, K, N, NULL) : matmul_f16(dA, dB, dC, M, K, N, NULL));
+  char what[64];
+  snprintf(what, sizeof what, "matmul_%s %ldx%ldx%ld", bf16 ? "bf16" : "f16", (long)M, (long)K, (long)N);
+  compare(what, dC, ref, (size_t)(M * N), 1e-4);
+  tkrt_cuda_free(dA, NULL);
+  tkrt_cuda_free(dB, NULL);
+  tkrt_cuda_free(dC, NULL);
+  free(A);
+  free(B);
+  free(a);
+  free(b);
+  free(ref);
+}
+
 static void test_softmax(int64_t M, int64_t N) {
   float *X = random_floats((size_t)(M * N));
   double *ref = malloc(sizeof(double) * (size_t)(M * N) + 1);
@@ -130,6 +187,11 @@ int main(void) {
   test_matmul(64, 64, 64);
   test_matmul(257, 129, 511);
   test_matmul(1, 7, 1);
+  for (int bf16 = 0; bf16 < 2; ++bf16) {
+    test_matmul_tc(128, 256, 64, bf16); /* aligned: the cp.async path */
+    test_matmul_tc(257, 129, 511, bf16); /* prime sizes: element-wise copies, partial tiles */
+    test_matmul_tc(1, 7, 1, bf16);
+  }
   test_softmax(37, 1001);
   test_unary(100003);
   return failures ? 1 : 0;

@@ -8,11 +8,11 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 1
-for f in std/elementwise std/nn std/linalg gpu/matmul_simt; do
+for f in std/elementwise std/nn std/linalg gpu/matmul_simt gpu/matmul_tc; do
   b=$(basename $f)
   "$TKC" "$SRC/stdlib/$f.tk" --target=cuda -o $b.o || exit 1
   "$TKC" "$SRC/stdlib/$f.tk" --target=cuda --emit=header -o $b.h || exit 1
 done
 "$CC" -O2 -Wall -I. -I"$SRC/backends/nvptx/runtime" \
-  "$HERE/gpu_run.c" elementwise.o nn.o linalg.o matmul_simt.o "$RT" -ldl -lpthread -lm -o run || exit 1
+  "$HERE/gpu_run.c" elementwise.o nn.o linalg.o matmul_simt.o matmul_tc.o "$RT" -ldl -lpthread -lm -o run || exit 1
 ./run

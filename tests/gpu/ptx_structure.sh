@@ -34,6 +34,10 @@ has "$WORK/nn.ptx" '^\.target sm_90a$'
 # softmax: one launch per statement of the op.
 for k in 0 1 2 3; do has "$WORK/nn.ptx" "^\.visible \.entry softmax_k$k\("; done
 grep -q 'softmax_k4' "$WORK/nn.ptx" && fail "softmax has more launches than statements"
+# conv2d_bias_relu: prologue and epilogue fused into the anchor, one launch
+# (docs/fusion.md).
+has "$WORK/nn.ptx" '^\.visible \.entry conv2d_bias_relu_k0\('
+grep -q 'conv2d_bias_relu_k1' "$WORK/nn.ptx" && fail "conv2d_bias_relu is not fused into one launch"
 # exp through the hardware approximation, no libdevice calls.
 has "$WORK/nn.ptx" 'ex2\.approx'
 grep -q 'call\.' "$WORK/nn.ptx" && fail "device code calls functions"

@@ -13,6 +13,7 @@
 using namespace tk;
 using namespace tk::ir;
 using namespace tk::test;
+using namespace tk::x86;
 
 namespace {
 

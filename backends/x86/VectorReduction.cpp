@@ -1,0 +1,227 @@
+#include "backends/x86/VectorReduction.h"
+
+#include "backends/common/LowerExprToLLVM.h"
+#include "backends/x86/MatchContraction.h"
+
+#include <llvm/IR/Intrinsics.h>
+
+#include <limits>
+
+namespace tk::x86 {
+
+using codegen::lowerExprAs;
+using ir::BinOp;
+using ir::Expr;
+using ir::ExprKind;
+using ir::LStmt;
+using ir::ScalarType;
+
+int reductionAccumulators(const CpuTarget &) {
+  // 2 FMA pipes x 4 cycles latency (AVX-512 and AVX2 alike here).
+  return 8;
+}
+
+static bool unitStrideLoad(const Expr &e, const std::string &j) {
+  if (e->kind != ExprKind::Load || e->args.empty() || !unitStrideIn(e->args.back(), j)) return false;
+  for (size_t d = 0; d + 1 < e->args.size(); ++d)
+    if (mentionsVar(e->args[d], j)) return false;
+  return laneMaskable(e->pred, j) && !(e->pad && (!e->pred || mentionsVar(e->pad, j)));
+}
+
+std::optional<ReductionLoop> matchVectorReduction(const LStmt &loop, std::string *reason) {
+  auto fail = [&](const char *why) -> std::optional<ReductionLoop> {
+    if (reason) *reason = why;
+    return std::nullopt;
+  };
+  if (loop.kind != LStmt::Kind::For || (loop.forKind != ir::ForKind::Serial && loop.forKind != ir::ForKind::Vectorized))
+    return fail("not a serial loop");
+  const LStmt *s = loop.body.get();
+  while (s && s->kind == LStmt::Kind::Block && s->stmts.size() == 1) s = s->stmts[0].get();
+  if (!s || s->kind != LStmt::Kind::Store) return fail("the loop body is not a single store");
+  const ir::TensorDecl &acc = *s->tensor;
+  const std::string &j = loop.var;
+  if (acc.dtype != ScalarType::F32 && acc.dtype != ScalarType::F64) return fail("the accumulator is not f32 or f64");
+  for (const Expr &i : s->indices)
+    if (mentionsVar(i, j)) return fail("the stored element moves with the loop");
+  if (mentionsVar(s->pred, j)) return fail("the store's guard depends on the loop");
+  const Expr &v = s->value;
+  if (v->kind != ExprKind::Binary || (v->binOp != BinOp::Add && v->binOp != BinOp::Max && v->binOp != BinOp::Min))
+    return fail("the stored value is not T + E, max(T, E) or min(T, E)");
+  ReductionLoop r;
+  r.loop = &loop;
+  r.store = s;
+  r.op = v->binOp;
+  for (int side = 0; side < 2 && !r.accLoad; ++side) {
+    const Expr &a = v->args[side];
+    bool same = a->kind == ExprKind::Load && a->tensor.get() == &acc && a->args.size() == s->indices.size();
+    for (size_t d = 0; same && d < a->args.size(); ++d) same = ir::sameExpr(a->args[d], s->indices[d]);
+    if (same) {
+      r.accLoad = a;
+      r.lhs = v->args[1 - side];
+    }
+  }
+  if (!r.accLoad) return fail("the stored value does not read the stored element");
+  if (r.lhs->kind == ExprKind::Binary && r.lhs->binOp == BinOp::Mul) {
+    r.rhs = r.lhs->args[1];
+    r.lhs = r.lhs->args[0];
+  }
+  bool anyVector = false;
+  for (const Expr &e : {r.lhs, r.rhs}) {
+    if (!e) continue;
+    if (e->kind != ExprKind::Load || e->type != acc.dtype) return fail("an operand is not a tensor element of the accumulator's type");
+    if (e->tensor.get() == &acc) return fail("an operand reads the accumulated tensor");
+    bool vec = unitStrideLoad(e, j);
+    if (!vec && mentionsVar(e, j)) return fail("an operand is not contiguous along the loop");
+    anyVector = anyVector || vec;
+  }
+  if (!anyVector) return fail("no operand varies along the loop");
+  return r;
+}
+
+namespace {
+
+struct ReductionEmitter {
+  CodegenContext &cg;
+  const ReductionLoop &r;
+  int lanes;
+  llvm::Type *elem;
+  llvm::FixedVectorType *vecTy;
+  llvm::Align align;
+
+  llvm::IRBuilder<> &b() { return cg.b; }
+  llvm::Value *splat(llvm::Value *v) { return b().CreateVectorSplat(lanes, v); }
+
+  llvm::Value *identity() {
+    double inf = std::numeric_limits<double>::infinity();
+    double v = r.op == BinOp::Add ? -0.0 : r.op == BinOp::Max ? -inf : inf;
+    return splat(llvm::ConstantFP::get(elem, v));
+  }
+
+  llvm::Value *combine(llvm::Value *a, llvm::Value *e) {
+    if (r.op == BinOp::Add) return b().CreateFAdd(a, e);
+    return b().CreateBinaryIntrinsic(r.op == BinOp::Max ? llvm::Intrinsic::maxnum : llvm::Intrinsic::minnum, a, e);
+  }
+
+  // Lanes l where `pred` holds with the loop variable at j0 + l.
+  llvm::Value *laneMask(const Expr &pred, llvm::Value *j0) {
+    llvm::Value *all = llvm::Constant::getAllOnesValue(llvm::FixedVectorType::get(b().getInt1Ty(), lanes));
+    if (!pred) return all;
+    if (pred->kind == ExprKind::Binary && pred->binOp == BinOp::And)
+      return b().CreateAnd(laneMask(pred->args[0], j0), laneMask(pred->args[1], j0));
+    if (!mentionsVar(pred, r.loop->var)) return splat(lowerExprAs(cg, pred, ScalarType::Bool));
+    std::vector<llvm::Constant *> iota;
+    for (int l = 0; l < lanes; ++l) iota.push_back(b().getInt64(l));
+    bool left = mentionsVar(pred->args[0], r.loop->var);
+    llvm::Value *moving = b().CreateAdd(splat(lowerExprAs(cg, pred->args[left ? 0 : 1], ScalarType::I64)),
+                                        llvm::ConstantVector::get(iota));
+    llvm::Value *fixed = splat(lowerExprAs(cg, pred->args[left ? 1 : 0], ScalarType::I64));
+    using P = llvm::CmpInst;
+    P::Predicate p = pred->binOp == BinOp::LT   ? (left ? P::ICMP_SLT : P::ICMP_SGT)
+                     : pred->binOp == BinOp::LE ? (left ? P::ICMP_SLE : P::ICMP_SGE)
+                     : pred->binOp == BinOp::GT ? (left ? P::ICMP_SGT : P::ICMP_SLT)
+                                                : (left ? P::ICMP_SGE : P::ICMP_SLE);
+    return b().CreateICmp(p, moving, fixed);
+  }
+
+  // One operand as a vector at lanes j0.. (`tail`: lanes in range, null = all).
+  llvm::Value *operand(const Expr &e, llvm::Value *j0, llvm::Value *tail) {
+    if (!mentionsVar(e, r.loop->var)) return splat(lowerExprAs(cg, e, e->tensor->dtype));
+    llvm::Value *linear = b().getInt64(0);
+    const ir::TensorDecl &t = *e->tensor;
+    for (size_t d = 0; d < e->args.size(); ++d) {
+      llvm::Value *idx = lowerExprAs(cg, e->args[d], ScalarType::I64);
+      linear = d == 0 ? idx : b().CreateAdd(b().CreateMul(linear, lowerExprAs(cg, t.shape[d], ScalarType::I64)), idx);
+    }
+    llvm::Value *ptr = b().CreateGEP(cg.memType(t.dtype), cg.buffer(t), linear, t.name + ".vaddr");
+    if (!tail && !e->pred) return b().CreateAlignedLoad(vecTy, ptr, align);
+    llvm::Value *mask = laneMask(e->pred, j0);
+    if (tail) mask = b().CreateAnd(mask, tail);
+    llvm::Value *pad = e->pad ? lowerExprAs(cg, e->pad, t.dtype) : llvm::Constant::getNullValue(elem);
+    return b().CreateMaskedLoad(vecTy, ptr, align, mask, splat(pad));
+  }
+
+  // acc op E at lanes j0.., lanes outside `tail` (null = none) unchanged.
+  llvm::Value *step(llvm::Value *acc, llvm::Value *j0, llvm::Value *tail) {
+    cg.pushScope();
+    cg.bind(r.loop->var, {j0, ScalarType::I64});
+    llvm::Value *x = operand(r.lhs, j0, tail);
+    llvm::Value *next;
+    if (r.rhs && r.op == BinOp::Add)
+      next = b().CreateIntrinsic(llvm::Intrinsic::fmuladd, {vecTy}, {x, operand(r.rhs, j0, tail), acc});
+    else
+      next = combine(acc, r.rhs ? b().CreateFMul(x, operand(r.rhs, j0, tail)) : x);
+    cg.popScope();
+    return tail ? b().CreateSelect(tail, next, acc) : next;
+  }
+};
+
+} // namespace
+
+void emitVectorReduction(CodegenContext &cg, const ReductionLoop &r) {
+  auto &b = cg.b;
+  ScalarType dtype = r.store->tensor->dtype;
+  llvm::Type *elem = cg.memType(dtype);
+  int lanes = std::max(1, cg.target.vectorBits / (8 * ir::scalarTypeBytes(dtype)));
+  ReductionEmitter e{cg, r, lanes, elem, llvm::FixedVectorType::get(elem, lanes), llvm::Align(ir::scalarTypeBytes(dtype))};
+  int U = reductionAccumulators(cg.target);
+
+  std::vector<llvm::AllocaInst *> acc;
+  for (int u = 0; u < U; ++u) {
+    acc.push_back(cg.entryAlloca(e.vecTy, "red.acc"));
+    b.CreateStore(e.identity(), acc.back());
+  }
+  llvm::Value *jBegin = lowerExprAs(cg, r.loop->min, ScalarType::I64);
+  llvm::Value *jExtent = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, lowerExprAs(cg, r.loop->extent, ScalarType::I64),
+                                                 b.getInt64(0));
+  llvm::Value *jEnd = b.CreateAdd(jBegin, jExtent);
+  // U vectors per iteration, then single vectors, then one masked vector.
+  llvm::Value *wide = b.getInt64(int64_t(U) * lanes);
+  llvm::Value *blocks = b.CreateSDiv(jExtent, wide);
+  cg.emitLoop(b.getInt64(0), blocks, r.loop->var + ".blk", {}, [&](llvm::Value *blk) {
+    llvm::Value *j0 = b.CreateAdd(jBegin, b.CreateMul(blk, wide));
+    for (int u = 0; u < U; ++u)
+      b.CreateStore(e.step(b.CreateLoad(e.vecTy, acc[u]), b.CreateAdd(j0, b.getInt64(int64_t(u) * lanes)), nullptr), acc[u]);
+  });
+  llvm::Value *rest = b.CreateAdd(jBegin, b.CreateMul(blocks, wide));
+  llvm::Value *singles = b.CreateSDiv(b.CreateSub(jEnd, rest), b.getInt64(lanes));
+  cg.emitLoop(b.getInt64(0), singles, r.loop->var + ".vec", {}, [&](llvm::Value *v) {
+    llvm::Value *j0 = b.CreateAdd(rest, b.CreateMul(v, b.getInt64(lanes)));
+    b.CreateStore(e.step(b.CreateLoad(e.vecTy, acc[0]), j0, nullptr), acc[0]);
+  });
+  llvm::Value *last = b.CreateAdd(rest, b.CreateMul(singles, b.getInt64(lanes)));
+  std::vector<llvm::Constant *> iota;
+  for (int l = 0; l < lanes; ++l) iota.push_back(b.getInt64(l));
+  llvm::Value *tail = b.CreateICmpSLT(b.CreateAdd(e.splat(last), llvm::ConstantVector::get(iota)), e.splat(jEnd));
+  codegen::emitGuarded(cg, b.CreateICmpSLT(last, jEnd), "red.tail", [&] {
+    b.CreateStore(e.step(b.CreateLoad(e.vecTy, acc[1 % U]), last, tail), acc[1 % U]);
+  });
+
+  // Tree-combine the accumulators, then across lanes, then with T.
+  std::vector<llvm::Value *> parts;
+  for (llvm::AllocaInst *a : acc) parts.push_back(b.CreateLoad(e.vecTy, a));
+  while (parts.size() > 1) {
+    std::vector<llvm::Value *> next;
+    for (size_t i = 0; i + 1 < parts.size(); i += 2) next.push_back(e.combine(parts[i], parts[i + 1]));
+    if (parts.size() % 2) next.push_back(parts.back());
+    parts = next;
+  }
+  llvm::Value *total;
+  if (r.op == BinOp::Add) {
+    auto *red = b.CreateFAddReduce(llvm::ConstantFP::get(elem, -0.0), parts[0]);
+    llvm::cast<llvm::Instruction>(red)->setHasAllowReassoc(true);
+    total = red;
+  } else {
+    total = r.op == BinOp::Max ? b.CreateFPMaxReduce(parts[0]) : b.CreateFPMinReduce(parts[0]);
+  }
+  const LStmt &st = *r.store;
+  auto store = [&] {
+    llvm::Value *v = e.combine(lowerExprAs(cg, r.accLoad, dtype), total);
+    codegen::storeElement(cg, v, codegen::elementAddress(cg, *st.tensor, st.indices), dtype);
+  };
+  if (st.pred)
+    codegen::emitGuarded(cg, lowerExprAs(cg, st.pred, ScalarType::Bool), st.tensor->name + ".store", store);
+  else
+    store();
+}
+
+} // namespace tk::x86

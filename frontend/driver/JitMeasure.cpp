@@ -1,0 +1,166 @@
+#include "frontend/driver/JitMeasure.h"
+
+#include "backends/x86/runtime/tkrt.h"
+#include "ir/Diagnostics.h"
+#include "ir/Simplify.h"
+
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IRReader/IRReader.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/SourceMgr.h>
+
+#include <chrono>
+#include <random>
+#include <sstream>
+
+namespace tk::looptune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+[[noreturn]] void fail(const std::string &what, llvm::Error e) {
+  throw InternalError("looptune jit: " + what + ": " + llvm::toString(std::move(e)));
+}
+
+std::unique_ptr<llvm::orc::LLJIT> makeJit() {
+  initializeX86Backend();
+  auto jit = llvm::orc::LLJITBuilder().create();
+  if (!jit) fail("creating LLJIT", jit.takeError());
+  llvm::orc::JITDylib &jd = (*jit)->getMainJITDylib();
+  auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      (*jit)->getDataLayout().getGlobalPrefix());
+  if (!gen) fail("process symbols", gen.takeError());
+  jd.addGenerator(std::move(*gen));
+  // libtkrt is linked statically into this program: its symbols are not in
+  // the dynamic symbol table, so the JIT gets their addresses directly.
+  llvm::orc::SymbolMap rt;
+  rt[(*jit)->mangleAndIntern("tkrt_parallel_for")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&tkrt_parallel_for), llvm::JITSymbolFlags::Exported};
+  if (llvm::Error e = jd.define(llvm::orc::absoluteSymbols(rt))) fail("runtime symbols", std::move(e));
+  return std::move(*jit);
+}
+
+int64_t elements(const ir::TensorDecl &t) {
+  int64_t n = 1;
+  for (const ir::Expr &e : t.shape) {
+    ir::Expr s = ir::simplify(e);
+    if (s->kind != ir::ExprKind::IntImm) throw InternalError("looptune jit: non-constant shape of " + t.name);
+    n *= s->intValue;
+  }
+  return n;
+}
+
+using P = void *;
+int callWith(void *fn, std::vector<std::vector<float>> &b) {
+  switch (b.size()) {
+  case 1: return reinterpret_cast<int (*)(P)>(fn)(b[0].data());
+  case 2: return reinterpret_cast<int (*)(P, P)>(fn)(b[0].data(), b[1].data());
+  case 3: return reinterpret_cast<int (*)(P, P, P)>(fn)(b[0].data(), b[1].data(), b[2].data());
+  case 4: return reinterpret_cast<int (*)(P, P, P, P)>(fn)(b[0].data(), b[1].data(), b[2].data(), b[3].data());
+  default: throw InternalError("looptune jit: functions with more than 4 tensors are not measured");
+  }
+}
+
+} // namespace
+
+struct JitKernel::Impl {
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+};
+
+JitKernel::JitKernel(const ir::LoweredFunc &f, const CpuTarget &target) : impl_(std::make_unique<Impl>()) {
+  std::vector<ir::TensorPtr> tensors;
+  for (const ir::Param &p : f.op->inputs) {
+    if (p.isScalar()) throw InternalError("looptune jit: scalar parameter " + p.name);
+    tensors.push_back(p.tensor);
+  }
+  for (const ir::TensorPtr &t : f.op->outputs) tensors.push_back(t);
+  if (!f.op->symbols.empty()) throw InternalError("looptune jit: shape symbols in " + f.name);
+  std::mt19937 rng(42);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (tensors[i]->dtype != ir::ScalarType::F32) throw InternalError("looptune jit: only f32 tensors are measured");
+    buffers_.emplace_back(static_cast<size_t>(elements(*tensors[i])), 0.0f);
+    if (i < f.op->inputs.size())
+      for (float &x : buffers_.back()) x = dist(rng);
+  }
+  SourceManager sm;
+  DiagEngine diags(sm);
+  std::string obj;
+  if (!emitCpuCode({f}, target, 2, CodegenOutput::Object, f.name, obj, diags))
+    throw InternalError("looptune jit: code generation failed for " + f.name);
+  impl_->jit = makeJit();
+  if (llvm::Error e = impl_->jit->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(obj, f.name)))
+    fail("adding the object", std::move(e));
+  auto sym = impl_->jit->lookup(f.name);
+  if (!sym) fail("looking up " + f.name, sym.takeError());
+  fn_ = sym->toPtr<void *>();
+}
+
+JitKernel::~JitKernel() = default;
+
+int JitKernel::call() { return callWith(fn_, buffers_); }
+
+double JitKernel::bestSeconds(double warmupSec, int minReps, double budgetSec) {
+  auto start = Clock::now();
+  for (int i = 0; i < 2 || std::chrono::duration<double>(Clock::now() - start).count() < warmupSec; ++i) call();
+  double best = 1e30;
+  start = Clock::now();
+  for (int i = 0; i < minReps || std::chrono::duration<double>(Clock::now() - start).count() < budgetSec; ++i) {
+    auto t0 = Clock::now();
+    call();
+    best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
+  }
+  return best;
+}
+
+double measurePeakGflops(const CpuTarget &target) {
+  int lanes = target.vectorBits / 32, chains = 12;
+  const int64_t iters = 1 << 20;
+  std::string vt = "<" + std::to_string(lanes) + " x float>";
+  std::ostringstream ir;
+  ir << "declare " << vt << " @llvm.fmuladd.v" << lanes << "f32(" << vt << ", " << vt << ", " << vt << ")\n"
+     << "define float @tk_fma_peak(float %s) {\nentry:\n"
+     << "  %x0 = insertelement " << vt << " undef, float %s, i32 0\n"
+     << "  %x = shufflevector " << vt << " %x0, " << vt << " undef, <" << lanes << " x i32> zeroinitializer\n"
+     << "  br label %loop\nloop:\n  %i = phi i64 [0, %entry], [%i1, %loop]\n";
+  for (int c = 0; c < chains; ++c) ir << "  %a" << c << " = phi " << vt << " [%x, %entry], [%b" << c << ", %loop]\n";
+  for (int c = 0; c < chains; ++c)
+    ir << "  %b" << c << " = call " << vt << " @llvm.fmuladd.v" << lanes << "f32(" << vt << " %a" << c << ", " << vt
+       << " %x, " << vt << " %x)\n";
+  ir << "  %i1 = add i64 %i, 1\n  %d = icmp eq i64 %i1, " << iters << "\n  br i1 %d, label %exit, label %loop\n"
+     << "exit:\n  %s0 = fadd " << vt << " %b0, %b1\n";
+  for (int c = 2; c < chains; ++c) ir << "  %s" << c - 1 << " = fadd " << vt << " %s" << c - 2 << ", %b" << c << "\n";
+  ir << "  %r = extractelement " << vt << " %s" << chains - 2 << ", i32 0\n  ret float %r\n}\n";
+  auto ctx = std::make_unique<llvm::LLVMContext>();
+  llvm::SMDiagnostic err;
+  std::unique_ptr<llvm::Module> m = llvm::parseIR(llvm::MemoryBufferRef(ir.str(), "peak"), err, *ctx);
+  if (!m) throw InternalError("looptune jit: peak kernel IR: " + err.getMessage().str());
+  initializeX86Backend();
+  llvm::orc::JITTargetMachineBuilder jtmb((llvm::Triple(target.triple)));
+  jtmb.setCPU(target.cpu);
+  std::vector<std::string> feats;
+  std::stringstream fs(target.features);
+  for (std::string f; std::getline(fs, f, ',');)
+    if (!f.empty()) feats.push_back(f);
+  jtmb.addFeatures(feats);
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(jtmb).create();
+  if (!jit) fail("creating LLJIT", jit.takeError());
+  if (llvm::Error e = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx))))
+    fail("adding the peak kernel", std::move(e));
+  auto sym = (*jit)->lookup("tk_fma_peak");
+  if (!sym) fail("looking up the peak kernel", sym.takeError());
+  auto *fn = sym->toPtr<float (*)(float)>();
+  fn(1.0f);
+  double best = 1e30;
+  for (int r = 0; r < 5; ++r) {
+    auto t0 = Clock::now();
+    volatile float sink = fn(0.5f);
+    (void)sink;
+    best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
+  }
+  return 2.0 * lanes * chains * static_cast<double>(iters) / best / 1e9;
+}
+
+} // namespace tk::looptune

@@ -1,0 +1,42 @@
+// Measurement for LoopTune: compiles loop-IR functions with the x86 backend
+// into an object in process, links it with LLVM's ORC JIT (LLJIT) and times
+// calls with warm-up and best-of-N; measures the machine's FMA peak once.
+#pragma once
+#include "backends/x86/X86Backend.h"
+#include "ir/LoopIR.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tk::looptune {
+
+// One compiled function with its argument buffers (random inputs in [-1, 1),
+// zeroed outputs). Requires an op without scalar parameters or shape symbols.
+class JitKernel {
+public:
+  // Throws tk::InternalError when code generation or linking fails.
+  JitKernel(const ir::LoweredFunc &f, const CpuTarget &target);
+  ~JitKernel();
+  JitKernel(const JitKernel &) = delete;
+  JitKernel &operator=(const JitKernel &) = delete;
+
+  int call();                         // one call; the ABI status code
+  // Best time of one call in seconds: calls for `warmupSec` (at least 2),
+  // then takes the fastest of at least `minReps` timed calls and as many
+  // more as fit in `budgetSec`.
+  double bestSeconds(double warmupSec, int minReps, double budgetSec);
+  std::vector<float> &buffer(size_t i) { return buffers_[i]; } // inputs, then outputs
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::vector<std::vector<float>> buffers_;
+  void *fn_ = nullptr;
+};
+
+// GFLOP/s of one FMA-bound microkernel (independent vector fmuladd chains
+// in the target's widest registers) on the calling thread.
+double measurePeakGflops(const CpuTarget &target);
+
+} // namespace tk::looptune

@@ -1,0 +1,312 @@
+#include "scheduler/Fusion.h"
+
+#include "ir/IRRewrite.h"
+#include "ir/Simplify.h"
+
+#include <algorithm>
+
+namespace tk {
+using namespace ir;
+
+namespace {
+
+bool hasReduce(const Expr &e) {
+  bool found = false;
+  visitExpr(e, [&](const Expr &n) { found |= n->kind == ExprKind::Reduce; });
+  return found;
+}
+
+std::vector<Expr> loadsOf(const Expr &e, const TensorPtr &t) {
+  std::vector<Expr> out;
+  visitExpr(e, [&](const Expr &n) {
+    if (n->kind == ExprKind::Load && n->tensor == t) out.push_back(n);
+  });
+  return out;
+}
+
+bool reads(const Assign &a, const TensorPtr &t) { return !loadsOf(a.value, t).empty(); }
+
+size_t writers(const Op &op, const TensorPtr &t) {
+  return std::count_if(op.body.begin(), op.body.end(), [&](const Assign &a) { return a.target == t; });
+}
+
+std::string at(const Assign &a) {
+  return "the statement at line " + std::to_string(a.loc.line) + ":" + std::to_string(a.loc.col);
+}
+
+bool refuse(std::string *reason, std::string why) {
+  if (reason) *reason = std::move(why);
+  return false;
+}
+
+// The live statement other than `skip1`/`skip2` that reads `t`, if any.
+const Assign *otherReader(const Op &op, const FusionState &s, const TensorPtr &t, size_t skip1, size_t skip2) {
+  for (size_t i : s.live)
+    if (i != skip1 && i != skip2 && reads(op.body[i], t)) return &op.body[i];
+  return nullptr;
+}
+
+bool groupReads(const Op &op, const FusionState &s, const TensorPtr &t) {
+  if (reads(op.body[s.anchor], t)) return true;
+  return std::any_of(s.prologues.begin(), s.prologues.end(), [&](size_t i) { return reads(op.body[i], t); });
+}
+
+// The element the producer computes for a load of it: its value with its
+// index variables bound to the load's indices, the load's `else` value
+// outside the tensor.
+Expr inlineLoad(const Assign &p, const Expr &ld) {
+  std::vector<std::pair<std::string, Expr>> bind;
+  for (size_t d = 0; d < p.vars.size(); ++d) bind.push_back({p.vars[d].name, ld->args[d]});
+  Expr v = substitute(p.value, bind);
+  if (v->type != p.target->dtype) v = cast(p.target->dtype, v);
+  if (!ld->pad) return v;
+  Expr inside = boolImm(true);
+  for (size_t d = 0; d < ld->args.size(); ++d) {
+    Expr lo = binary(BinOp::LE, intImm(0), ld->args[d]);
+    Expr hi = binary(BinOp::LT, ld->args[d], p.target->shape[d]);
+    inside = binary(BinOp::And, inside, binary(BinOp::And, lo, hi));
+  }
+  return select(simplify(inside), v, ld->pad, ld->loc);
+}
+
+// Copies `s`, replacing every Store with what `fn` returns for it.
+MStmtPtr mapStores(const MStmtPtr &s, const std::function<MStmtPtr(const MStmt &)> &fn) {
+  if (!s) return s;
+  if (s->kind == MStmt::Kind::Store) return fn(*s);
+  auto n = std::make_shared<MStmt>(*s);
+  for (MStmtPtr &c : n->stmts) c = mapStores(c, fn);
+  n->body = mapStores(s->body, fn);
+  n->thenS = mapStores(s->thenS, fn);
+  n->elseS = mapStores(s->elseS, fn);
+  return n;
+}
+
+std::vector<const MStmt *> storesTo(const MStmtPtr &s, const TensorPtr &t) {
+  std::vector<const MStmt *> out;
+  visitMStmt(s, [&](const MStmt &m) {
+    if (m.kind == MStmt::Kind::Store && m.tensor == t) out.push_back(&m);
+  });
+  return out;
+}
+
+// The consumer's store for the anchor element at `idx` whose value is
+// `value`: E[inv(idx)] = g(value). `perm[d]` is the consumer variable that
+// indexes dimension d of the anchor's tensor.
+MStmtPtr epilogueStore(const Assign &c, const TensorPtr &t, const std::vector<size_t> &perm,
+                       const std::vector<Expr> &idx, const Expr &value, SourceLoc loc) {
+  std::vector<std::pair<std::string, Expr>> bind;
+  std::vector<Expr> target(c.vars.size());
+  for (size_t d = 0; d < perm.size(); ++d) {
+    bind.push_back({c.vars[perm[d]].name, idx[d]});
+    target[perm[d]] = idx[d];
+  }
+  Expr v = value->type == t->dtype ? value : cast(t->dtype, value);
+  Expr g = transformExpr(substitute(c.value, bind), [&](const Expr &n) {
+    return n->kind == ExprKind::Load && n->tensor == t ? v : n;
+  });
+  auto st = std::make_shared<MStmt>();
+  st->kind = MStmt::Kind::Store;
+  st->loc = loc;
+  st->tensor = c.target;
+  st->indices = std::move(target);
+  st->value = g;
+  return st;
+}
+
+// The consumer variable of each dimension of t (epilogueApplies holds).
+std::vector<size_t> inverseMap(const Assign &c, const TensorPtr &t) {
+  Expr ld = loadsOf(c.value, t).front();
+  std::vector<size_t> perm;
+  for (const Expr &i : ld->args)
+    for (size_t v = 0; v < c.vars.size(); ++v)
+      if (c.vars[v].name == i->name) perm.push_back(v);
+  return perm;
+}
+
+// Applies consumer `c` to the anchor statement `anchor`, which stores `t`;
+// null (with a reason) when its schedule writes t in a form the epilogue
+// cannot follow.
+MStmtPtr applyEpilogue(const MStmtPtr &anchor, const Assign &c, const TensorPtr &t, std::string *reason) {
+  std::vector<size_t> perm = inverseMap(c, t);
+  std::vector<const MStmt *> stores = storesTo(anchor, t);
+  bool plain = std::all_of(stores.begin(), stores.end(), [&](const MStmt *m) {
+    return m->accum == AccumOp::None && loadsOf(m->value, t).empty();
+  });
+  if (plain) {
+    size_t uses = loadsOf(c.value, t).size();
+    for (const MStmt *m : stores)
+      if (uses > 1 && hasReduce(m->value))
+        return refuse(reason, "it reads '" + t->name + "' " + std::to_string(uses) +
+                                  " times; applied at the anchor's store it would compute the reduction as often"),
+               nullptr;
+    return mapStores(anchor, [&](const MStmt &m) -> MStmtPtr {
+      if (m.tensor != t) return std::make_shared<MStmt>(m);
+      return epilogueStore(c, t, perm, m.indices, m.value, m.loc);
+    });
+  }
+  // Accumulation in memory: find the block that holds the identity store
+  // and, after it, every accumulating store; the epilogue visits the
+  // identity store's nest once the accumulation is complete.
+  MStmtPtr result;
+  std::function<MStmtPtr(const MStmtPtr &)> walk = [&](const MStmtPtr &s) -> MStmtPtr {
+    if (!s) return s;
+    auto n = std::make_shared<MStmt>(*s);
+    if (s->kind == MStmt::Kind::Block && storesTo(s, t).size() == stores.size()) {
+      size_t first = s->stmts.size(), last = 0;
+      for (size_t i = 0; i < s->stmts.size(); ++i)
+        if (!storesTo(s->stmts[i], t).empty()) first = std::min(first, i), last = i;
+      if (first < last) {
+        std::vector<const MStmt *> init = storesTo(s->stmts[first], t), all;
+        visitMStmt(s->stmts[first], [&](const MStmt &m) { if (m.kind == MStmt::Kind::Store) all.push_back(&m); });
+        bool identity = init.size() == 1 && all.size() == 1 && init[0]->accum == AccumOp::None;
+        if (identity) visitExpr(init[0]->value, [&](const Expr &e) { identity &= e->kind != ExprKind::Load; });
+        size_t accumulating = 0;
+        for (size_t i = first + 1; i <= last; ++i)
+          for (const MStmt *m : storesTo(s->stmts[i], t)) accumulating += m->accum != AccumOp::None;
+        if (identity && accumulating + 1 == stores.size()) {
+          MStmtPtr epi = mapStores(s->stmts[first], [&](const MStmt &m) {
+            return epilogueStore(c, t, perm, m.indices, load(t, m.indices), c.loc);
+          });
+          n->stmts.insert(n->stmts.begin() + static_cast<long>(last) + 1, epi);
+          result = n;
+          return n;
+        }
+      }
+    }
+    for (MStmtPtr &ch : n->stmts) ch = walk(ch);
+    n->body = walk(s->body);
+    n->thenS = walk(s->thenS);
+    n->elseS = walk(s->elseS);
+    return n;
+  };
+  MStmtPtr out = walk(anchor);
+  if (result) return out;
+  return refuse(reason, "the anchor's schedule writes '" + t->name +
+                            "' neither with one final store per element nor as an identity store followed by "
+                            "accumulating stores in one block"),
+         nullptr;
+}
+
+} // namespace
+
+bool prologueApplies(const Op &op, const FusionState &s, size_t producer, std::string *reason) {
+  const Assign &p = op.body[producer];
+  const TensorPtr &t = p.target;
+  if (!groupReads(op, s, t)) return refuse(reason, "the anchor does not read '" + t->name + "'");
+  if (hasReduce(p.value)) return refuse(reason, "it is not injective: it contains a reduction");
+  if (t->role != TensorRole::Intermediate)
+    return refuse(reason, "'" + t->name + "' is an output of the op and must still be stored");
+  if (writers(op, t) != 1) return refuse(reason, "'" + t->name + "' is assigned by several statements");
+  if (const Assign *o = otherReader(op, s, t, producer, s.anchor))
+    return refuse(reason, "'" + t->name + "' has another consumer besides the anchor: " + at(*o));
+  return true;
+}
+
+bool epilogueApplies(const Op &op, const FusionState &s, size_t consumer, std::string *reason) {
+  const Assign &c = op.body[consumer];
+  const TensorPtr &t = s.result;
+  if (!reads(c, t)) return refuse(reason, "it does not read '" + t->name + "'");
+  if (hasReduce(c.value)) return refuse(reason, "it is not injective: it contains a reduction");
+  if (t->role != TensorRole::Intermediate)
+    return refuse(reason, "'" + t->name + "' is an output of the op and must still be stored");
+  if (writers(op, t) != 1) return refuse(reason, "'" + t->name + "' is assigned by several statements");
+  if (reads(c, c.target)) return refuse(reason, "it reads '" + c.target->name + "', the tensor it writes");
+  if (const Assign *o = otherReader(op, s, t, consumer, consumer))
+    return refuse(reason, "'" + t->name + "' has another consumer: " + at(*o));
+  for (size_t i : s.live)
+    if (i > s.anchor && i < consumer)
+      return refuse(reason, at(op.body[i]) + " runs between the anchor and this statement");
+  std::vector<Expr> lds = loadsOf(c.value, t);
+  for (const Expr &ld : lds)
+    for (size_t d = 0; d < ld->args.size(); ++d)
+      if (!sameExpr(ld->args[d], lds.front()->args[d]))
+        return refuse(reason, "it reads '" + t->name + "' at several different elements; it is not bijective");
+  const Expr &ld = lds.front();
+  if (c.vars.size() != t->rank())
+    return refuse(reason, "it is not bijective: it writes a rank-" + std::to_string(c.vars.size()) + " tensor from rank-" +
+                              std::to_string(t->rank()) + " '" + t->name + "'");
+  std::vector<bool> used(c.vars.size(), false);
+  for (size_t d = 0; d < ld->args.size(); ++d) {
+    const Expr &i = ld->args[d];
+    auto v = std::find_if(c.vars.begin(), c.vars.end(), [&](const IndexVar &x) {
+      return i->kind == ExprKind::Var && i->varKind == VarKind::Index && x.name == i->name;
+    });
+    if (v == c.vars.end() || used[v - c.vars.begin()])
+      return refuse(reason, "it is not bijective: index " + std::to_string(d + 1) + " of its read of '" + t->name + "' (" +
+                                printExpr(i) + ") is not a distinct index variable of the statement");
+    used[v - c.vars.begin()] = true;
+    if (!sameExpr(simplify(v->extent), simplify(t->shape[d])))
+      return refuse(reason, "shape mismatch: dimension " + std::to_string(d + 1) + " of '" + t->name + "' has extent " +
+                                printExpr(t->shape[d]) + " but '" + v->name + "' ranges over " + printExpr(v->extent));
+  }
+  return true;
+}
+
+KernelPtr fuseStatements(const KernelPtr &k, DiagEngine &diags) {
+  const Op &op = *k->op;
+  if (!k->synthesized || op.body.size() < 2) return k;
+  FusionState s;
+  size_t anchors = 0;
+  for (size_t i = 0; i < op.body.size(); ++i)
+    if (hasReduce(op.body[i].value)) s.anchor = i, ++anchors;
+  if (anchors != 1) return k;
+  // The default schedule is the intermediates' allocations, then one
+  // statement per op statement in order.
+  size_t allocs = op.intermediates.size();
+  if (k->body->stmts.size() != allocs + op.body.size())
+    throw InternalError("fuseStatements: '" + k->name + "' is not shaped like a default schedule");
+  std::vector<MStmtPtr> stmts(k->body->stmts.begin() + static_cast<long>(allocs), k->body->stmts.end());
+  std::vector<TensorPtr> removed;
+  for (size_t i = 0; i < op.body.size(); ++i) s.live.push_back(i);
+  s.result = op.body[s.anchor].target;
+  auto drop = [&](size_t i) { s.live.erase(std::find(s.live.begin(), s.live.end(), i)); };
+
+  // Prologues, nearest first, so that a chain P1 -> P2 -> anchor fuses P2
+  // and then P1 (which the anchor now reads through P2's value).
+  for (size_t p = s.anchor; p-- > 0;) {
+    const Assign &a = op.body[p];
+    if (!groupReads(op, s, a.target)) continue;
+    std::string why;
+    if (!prologueApplies(op, s, p, &why)) {
+      diags.warning(a.loc, "cannot fuse '" + a.target->name + "' into '" + op.body[s.anchor].target->name +
+                               "' as a prologue: " + why);
+      continue;
+    }
+    stmts[s.anchor] = rewriteMStmt(stmts[s.anchor], [&](const Expr &e) {
+      return transformExpr(e, [&](const Expr &n) { return n->kind == ExprKind::Load && n->tensor == a.target ? inlineLoad(a, n) : n; });
+    });
+    drop(p);
+    s.prologues.push_back(p);
+    removed.push_back(a.target);
+  }
+
+  // Epilogues: the next statement that reads what the anchor now writes.
+  for (size_t c = s.anchor + 1; c < op.body.size(); ++c) {
+    const Assign &a = op.body[c];
+    if (!reads(a, s.result) || hasReduce(a.value)) continue;
+    std::string why;
+    MStmtPtr fused;
+    if (epilogueApplies(op, s, c, &why)) fused = applyEpilogue(stmts[s.anchor], a, s.result, &why);
+    if (!fused) {
+      diags.warning(a.loc, "cannot fuse '" + a.target->name + "' into '" + op.body[s.anchor].target->name +
+                               "' as an epilogue: " + why);
+      break;
+    }
+    if (storesTo(fused, s.result).empty()) removed.push_back(s.result);
+    stmts[s.anchor] = fused;
+    drop(c);
+    s.result = a.target;
+  }
+  if (s.live.size() == op.body.size()) return k;
+
+  auto out = std::make_shared<Kernel>(*k);
+  std::vector<MStmtPtr> body;
+  for (size_t i = 0; i < allocs; ++i)
+    if (std::find(removed.begin(), removed.end(), op.intermediates[i]) == removed.end())
+      body.push_back(k->body->stmts[i]);
+  for (size_t i : s.live) body.push_back(stmts[i]);
+  out->body = mBlock(std::move(body), k->body->loc);
+  return out;
+}
+
+} // namespace tk

@@ -1,0 +1,68 @@
+#include "scheduler/PackOperand.h"
+
+#include "ir/Diagnostics.h"
+#include "ir/Simplify.h"
+
+namespace tk {
+using namespace ir;
+
+PackedOperand packPanels(const Expr &operand, const PanelSpec &spec, SourceLoc loc) {
+  if (!operand || (operand->type != ScalarType::F32 && operand->type != ScalarType::F64))
+    throw InternalError("packPanels: the operand is not an f32/f64 expression");
+  PackedOperand out;
+  auto buf = std::make_shared<TensorDecl>();
+  buf->name = spec.buffer;
+  buf->dtype = operand->type;
+  buf->shape = {intImm(spec.panels), intImm(spec.depth), intImm(spec.width)};
+  buf->scope = Scope::Local;
+  buf->role = TensorRole::Local;
+  buf->loc = loc;
+  out.buffer = buf;
+
+  out.alloc = std::make_shared<MStmt>();
+  out.alloc->kind = MStmt::Kind::Alloc;
+  out.alloc->tensor = buf;
+  out.alloc->loc = loc;
+
+  Expr p = var(spec.copyVars[0], VarKind::Loop), d = var(spec.copyVars[1], VarKind::Loop),
+       w = var(spec.copyVars[2], VarKind::Loop);
+  Expr value = substitute(operand, {{spec.outerVar, simplify(add(spec.outerBase, add(mul(p, intImm(spec.width)), w)))},
+                                    {spec.depthVar, simplify(add(spec.depthBase, d))}});
+  auto store = std::make_shared<MStmt>();
+  store->kind = MStmt::Kind::Store;
+  store->loc = loc;
+  store->tensor = buf;
+  store->indices = {p, d, w};
+  store->value = value;
+
+  auto lanes = std::make_shared<MStmt>();
+  lanes->kind = MStmt::Kind::MapFor;
+  lanes->loc = loc;
+  lanes->vars = {spec.copyVars[2]};
+  MappingAtom atom;
+  atom.kind = MappingAtom::Kind::Repeat;
+  atom.dims = {intImm(spec.width)};
+  atom.loc = loc;
+  lanes->mapping.atoms.push_back(std::move(atom));
+  lanes->body = store;
+  MStmtPtr rows = seqFor(spec.copyVars[1], spec.liveDepth ? spec.liveDepth : intImm(spec.depth), lanes, loc);
+  out.copy = seqFor(spec.copyVars[0], spec.livePanels ? spec.livePanels : intImm(spec.panels), rows, loc);
+  return out;
+}
+
+MStmtPtr seqFor(const std::string &v, Expr end, MStmtPtr body, SourceLoc loc) {
+  auto s = std::make_shared<MStmt>();
+  s->kind = MStmt::Kind::SeqFor;
+  s->loc = loc;
+  s->var = v;
+  s->begin = intImm(0);
+  s->end = simplify(std::move(end));
+  s->body = std::move(body);
+  return s;
+}
+
+Expr loadPanel(const PackedOperand &p, Expr panel, Expr depth, Expr lane) {
+  return load(p.buffer, {std::move(panel), std::move(depth), std::move(lane)});
+}
+
+} // namespace tk
