@@ -43,6 +43,8 @@ struct LStmt {
 };
 
 LStmtPtr lBlock(std::vector<LStmtPtr> stmts, SourceLoc loc = {});
+// An empty statement of `kind` at `loc`, for passes to fill in.
+LStmtPtr lStmt(LStmt::Kind kind, SourceLoc loc = {});
 
 // One exported C function.
 struct LoweredFunc {

@@ -75,6 +75,11 @@ struct MStmt {
 };
 
 MStmtPtr mBlock(std::vector<MStmtPtr> stmts, SourceLoc loc = {});
+// for (vars...) in KIND(dims...) [on worker] { body } — a single-factor mapping loop.
+MStmtPtr mMapFor(std::vector<std::string> vars, MappingAtom::Kind kind, std::vector<Expr> dims,
+                 std::optional<WorkerKind> worker, MStmtPtr body, SourceLoc loc = {});
+// t[idx...] (accum)= value
+MStmtPtr mStore(TensorPtr t, std::vector<Expr> idx, Expr value, AccumOp accum, SourceLoc loc = {});
 
 struct Hole {
   int id = -1;

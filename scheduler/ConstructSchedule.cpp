@@ -37,33 +37,6 @@ std::pair<Expr, Expr> factors(const Assign &a) {
   return {prod->args[0], prod->args[1]};
 }
 
-MStmtPtr mapFor(std::vector<std::string> vars, MappingAtom::Kind kind, std::vector<Expr> dims,
-                std::optional<WorkerKind> worker, MStmtPtr body, SourceLoc loc) {
-  auto s = std::make_shared<MStmt>();
-  s->kind = MStmt::Kind::MapFor;
-  s->loc = loc;
-  s->vars = std::move(vars);
-  MappingAtom atom;
-  atom.kind = kind;
-  atom.dims = std::move(dims);
-  atom.loc = loc;
-  s->mapping.atoms.push_back(std::move(atom));
-  s->worker = worker;
-  s->body = std::move(body);
-  return s;
-}
-
-MStmtPtr store(const TensorPtr &t, std::vector<Expr> idx, Expr value, AccumOp accum, SourceLoc loc) {
-  auto s = std::make_shared<MStmt>();
-  s->kind = MStmt::Kind::Store;
-  s->loc = loc;
-  s->tensor = t;
-  s->indices = std::move(idx);
-  s->value = std::move(value);
-  s->accum = accum;
-  return s;
-}
-
 // Fresh variable and buffer names: none of the op's names is reused.
 class Names {
 public:
@@ -165,8 +138,8 @@ KernelPtr constructSchedule(const OpPtr &op, const ContractionTiles &t) {
 
   // Zero the task's output tile.
   std::string zr = fresh("zi"), zc = fresh("zj");
-  MStmtPtr init = mapFor({zr, zc}, MappingAtom::Kind::Repeat, {intImm(t.mc), intImm(t.nc)}, std::nullopt,
-                         store(a.target, outIndex(loopVar(zr), loopVar(zc)), floatImm(0, a.target->dtype),
+  MStmtPtr init = mMapFor({zr, zc}, MappingAtom::Kind::Repeat, {intImm(t.mc), intImm(t.nc)}, std::nullopt,
+                         mStore(a.target, outIndex(loopVar(zr), loopVar(zc)), floatImm(0, a.target->dtype),
                                AccumOp::None, loc),
                          loc);
 
@@ -190,8 +163,8 @@ KernelPtr constructSchedule(const OpPtr &op, const ContractionTiles &t) {
   bool xFirst = sameExpr(a.value->args[0]->args[0], x);
   Expr rowIdx = add(mul(loopVar(ir), intImm(t.mr)), loopVar(r));
   Expr colIdx = add(mul(loopVar(jr), intImm(t.nr)), loopVar(jj));
-  MStmtPtr fma = store(a.target, outIndex(rowIdx, colIdx), xFirst ? mul(xv, yv) : mul(yv, xv), AccumOp::Add, loc);
-  MStmtPtr tile = mapFor({r, jj}, MappingAtom::Kind::Repeat, {intImm(t.mr), intImm(t.nr)}, std::nullopt, fma, loc);
+  MStmtPtr fma = mStore(a.target, outIndex(rowIdx, colIdx), xFirst ? mul(xv, yv) : mul(yv, xv), AccumOp::Add, loc);
+  MStmtPtr tile = mMapFor({r, jj}, MappingAtom::Kind::Repeat, {intImm(t.mr), intImm(t.nr)}, std::nullopt, fma, loc);
   MStmtPtr kLoop = seqFor(kk, liveDepth, tile, loc);
   // ir inside jr: one B micro-panel (kc x nr, sized for L1) serves every
   // row panel of the task before the next is touched.
@@ -205,7 +178,7 @@ KernelPtr constructSchedule(const OpPtr &op, const ContractionTiles &t) {
   k->target = TargetFamily::Cpu;
   k->loc = op->loc;
   k->synthesized = true;
-  k->body = mBlock({mapFor(workers, MappingAtom::Kind::Spatial, spatial, WorkerKind::Cores, task, loc)}, op->loc);
+  k->body = mBlock({mMapFor(workers, MappingAtom::Kind::Spatial, spatial, WorkerKind::Cores, task, loc)}, op->loc);
   return k;
 }
 

@@ -15,22 +15,6 @@ namespace {
 // typical machine without splitting the vectorizable inner dimension.
 constexpr int64_t kMinParallelTasks = 16;
 
-MStmtPtr mapFor(std::vector<std::string> vars, MappingAtom::Kind kind, std::vector<Expr> dims,
-                std::optional<WorkerKind> worker, MStmtPtr body, SourceLoc loc) {
-  auto s = std::make_shared<MStmt>();
-  s->kind = MStmt::Kind::MapFor;
-  s->loc = loc;
-  s->vars = std::move(vars);
-  MappingAtom atom;
-  atom.kind = kind;
-  atom.dims = std::move(dims);
-  atom.loc = loc;
-  s->mapping.atoms.push_back(std::move(atom));
-  s->worker = worker;
-  s->body = std::move(body);
-  return s;
-}
-
 // Wraps `body` in a repeat loop over vars[from, to) (nothing when empty).
 MStmtPtr repeatOver(const std::vector<IndexVar> &vars, size_t from, size_t to, MStmtPtr body, SourceLoc loc) {
   if (from >= to) return body;
@@ -40,18 +24,7 @@ MStmtPtr repeatOver(const std::vector<IndexVar> &vars, size_t from, size_t to, M
     names.push_back(vars[i].name);
     dims.push_back(vars[i].extent);
   }
-  return mapFor(std::move(names), MappingAtom::Kind::Repeat, std::move(dims), std::nullopt, std::move(body), loc);
-}
-
-MStmtPtr store(const TensorPtr &t, std::vector<Expr> idx, Expr value, AccumOp accum, SourceLoc loc) {
-  auto s = std::make_shared<MStmt>();
-  s->kind = MStmt::Kind::Store;
-  s->loc = loc;
-  s->tensor = t;
-  s->indices = std::move(idx);
-  s->value = std::move(value);
-  s->accum = accum;
-  return s;
+  return mMapFor(std::move(names), MappingAtom::Kind::Repeat, std::move(dims), std::nullopt, std::move(body), loc);
 }
 
 bool reads(const Expr &e, const TensorPtr &t) {
@@ -90,7 +63,7 @@ MStmtPtr parallelOver(const std::vector<IndexVar> &vars, size_t s, TargetFamily 
   }
   if (family == TargetFamily::Sunway) {
     // Exactly 64 CPEs, each taking a contiguous chunk of the outer dimension.
-    auto m = mapFor(names, MappingAtom::Kind::Spatial, {intImm(64)}, WorkerKind::Cpes, std::move(body), loc);
+    auto m = mMapFor(names, MappingAtom::Kind::Spatial, {intImm(64)}, WorkerKind::Cpes, std::move(body), loc);
     MappingAtom chunk;
     chunk.kind = MappingAtom::Kind::Repeat;
     chunk.dims = {ceilDiv(dims[0], intImm(64))};
@@ -98,7 +71,7 @@ MStmtPtr parallelOver(const std::vector<IndexVar> &vars, size_t s, TargetFamily 
     m->mapping.atoms.push_back(std::move(chunk));
     return m;
   }
-  return mapFor(std::move(names), MappingAtom::Kind::Spatial, std::move(dims), WorkerKind::Cores, std::move(body), loc);
+  return mMapFor(std::move(names), MappingAtom::Kind::Spatial, std::move(dims), WorkerKind::Cores, std::move(body), loc);
 }
 
 // A name for a worker variable that no variable of the statement uses.
@@ -140,9 +113,9 @@ MStmtPtr scheduleAssignGpu(const Assign &a, const Op &op) {
   std::vector<std::pair<std::string, Expr>> vmap;
   for (size_t k = 0; k < rank; ++k) vmap.push_back({a.vars[k].name, simplify(idx[k])});
   for (Expr &i : idx) i = simplify(i);
-  MStmtPtr st = store(a.target, idx, substitute(a.value, vmap), AccumOp::None, a.loc);
-  MStmtPtr inner = mapFor({thr}, MappingAtom::Kind::Spatial, {intImm(threads)}, WorkerKind::Threads, st, a.loc);
-  return mapFor({blk}, MappingAtom::Kind::Spatial, {simplify(ceilDiv(stride, intImm(threads)))}, WorkerKind::Blocks,
+  MStmtPtr st = mStore(a.target, idx, substitute(a.value, vmap), AccumOp::None, a.loc);
+  MStmtPtr inner = mMapFor({thr}, MappingAtom::Kind::Spatial, {intImm(threads)}, WorkerKind::Threads, st, a.loc);
+  return mMapFor({blk}, MappingAtom::Kind::Spatial, {simplify(ceilDiv(stride, intImm(threads)))}, WorkerKind::Blocks,
                 inner, a.loc);
 }
 
@@ -152,12 +125,12 @@ MStmtPtr scheduleAssign(const Assign &a, TargetFamily family) {
   for (const auto &entry : vmap) idx.push_back(entry.second);
   Expr value = substitute(a.value, vmap);
   size_t rank = a.vars.size();
-  if (rank == 0) return store(a.target, {}, value, AccumOp::None, a.loc);
+  if (rank == 0) return mStore(a.target, {}, value, AccumOp::None, a.loc);
   size_t s = spatialDims(a.vars, family);
 
   bool accumulating = value->kind == ExprKind::Reduce && s < rank && !reads(value, a.target);
   if (!accumulating) {
-    MStmtPtr st = store(a.target, idx, value, AccumOp::None, a.loc);
+    MStmtPtr st = mStore(a.target, idx, value, AccumOp::None, a.loc);
     return parallelOver(a.vars, s, family, repeatOver(a.vars, s, rank, st, a.loc), a.loc);
   }
 
@@ -166,8 +139,8 @@ MStmtPtr scheduleAssign(const Assign &a, TargetFamily family) {
   const std::vector<IndexVar> &rvars = value->rvars;
   Expr body = substitute(value->args[0], loopVars(rvars));
   Expr zero = reductionIdentity(value->reduceOp, a.target->dtype);
-  MStmtPtr init = repeatOver(a.vars, s, rank, store(a.target, idx, zero, AccumOp::None, a.loc), a.loc);
-  MStmtPtr update = store(a.target, idx, body, accumFor(value->reduceOp), a.loc);
+  MStmtPtr init = repeatOver(a.vars, s, rank, mStore(a.target, idx, zero, AccumOp::None, a.loc), a.loc);
+  MStmtPtr update = mStore(a.target, idx, body, accumFor(value->reduceOp), a.loc);
   update = repeatOver(a.vars, rank - 1, rank, update, a.loc);
   update = repeatOver(rvars, 0, rvars.size(), update, value->loc.valid() ? value->loc : a.loc);
   update = repeatOver(a.vars, s, rank - 1, update, a.loc);

@@ -10,13 +10,6 @@ using namespace ir;
 
 namespace {
 
-LStmtPtr lstmt(LStmt::Kind kind, SourceLoc loc) {
-  auto s = std::make_shared<LStmt>();
-  s->kind = kind;
-  s->loc = loc;
-  return s;
-}
-
 struct Pending {
   TensorPtr acc;
   Expr reduce; // the Reduce node, variables already renamed
@@ -72,17 +65,17 @@ struct Lowerer {
   // acc = identity; for (rvars) { acc = acc op body }  (body lowered recursively)
   void compute(const Pending &p, const std::set<std::string> &scope, std::vector<LStmtPtr> &out) {
     const Expr &r = p.reduce;
-    auto init = lstmt(LStmt::Kind::Store, r->loc);
+    auto init = lStmt(LStmt::Kind::Store, r->loc);
     init->tensor = p.acc;
     init->value = reductionIdentity(r->reduceOp, p.acc->dtype);
-    auto update = lstmt(LStmt::Kind::Store, r->loc);
+    auto update = lStmt(LStmt::Kind::Store, r->loc);
     update->tensor = p.acc;
     update->value = reductionCombine(r->reduceOp, load(p.acc, {}), r->args[0]);
     std::set<std::string> inner = scope;
     for (const IndexVar &v : r->rvars) inner.insert(v.name);
     LStmtPtr body = lower(update, inner);
     for (size_t i = r->rvars.size(); i-- > 0;) {
-      auto loop = lstmt(LStmt::Kind::For, r->loc);
+      auto loop = lStmt(LStmt::Kind::For, r->loc);
       loop->var = r->rvars[i].name;
       loop->min = intImm(0);
       loop->extent = r->rvars[i].extent;
@@ -109,7 +102,7 @@ struct Lowerer {
     seq.push_back(s);
     LStmtPtr out = lBlock(std::move(seq), s->loc);
     for (size_t i = pending.size(); i-- > 0;) {
-      auto alloc = lstmt(LStmt::Kind::Alloc, s->loc);
+      auto alloc = lStmt(LStmt::Kind::Alloc, s->loc);
       alloc->tensor = pending[i].acc;
       alloc->body = out;
       out = alloc;

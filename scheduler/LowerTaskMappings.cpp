@@ -12,15 +12,8 @@ using namespace ir;
 
 namespace {
 
-LStmtPtr lstmt(LStmt::Kind kind, SourceLoc loc) {
-  auto s = std::make_shared<LStmt>();
-  s->kind = kind;
-  s->loc = loc;
-  return s;
-}
-
 LStmtPtr forLoop(std::string v, Expr min, Expr extent, ForKind kind, LStmtPtr body, SourceLoc loc) {
-  auto s = lstmt(LStmt::Kind::For, loc);
+  auto s = lStmt(LStmt::Kind::For, loc);
   s->var = std::move(v);
   s->min = std::move(min);
   s->extent = std::move(extent);
@@ -74,7 +67,7 @@ struct Lowerer {
     for (size_t d = s.vars.size(); d-- > 0;) {
       const Expr &c = tasks.coords[d];
       if (c->kind == ExprKind::Var && c->name == s.vars[d]) continue;
-      auto let = lstmt(LStmt::Kind::Let, s.loc);
+      auto let = lStmt(LStmt::Kind::Let, s.loc);
       let->var = s.vars[d];
       let->value = c;
       let->body = body;
@@ -94,7 +87,7 @@ struct Lowerer {
     std::vector<LStmtPtr> out;
     for (size_t i = from; i < stmts.size(); ++i) {
       if (stmts[i]->kind == MStmt::Kind::Alloc) {
-        auto alloc = lstmt(LStmt::Kind::Alloc, stmts[i]->loc);
+        auto alloc = lStmt(LStmt::Kind::Alloc, stmts[i]->loc);
         alloc->tensor = stmts[i]->tensor;
         alloc->body = block(stmts, i + 1, loc);
         out.push_back(alloc);
@@ -113,21 +106,21 @@ struct Lowerer {
       return forLoop(s->var, s->begin, simplify(sub(s->end, s->begin)), ForKind::Serial, lower(s->body), s->loc);
     case MStmt::Kind::Alloc: return block({s}, 0, s->loc);
     case MStmt::Kind::Store: {
-      auto st = lstmt(LStmt::Kind::Store, s->loc);
+      auto st = lStmt(LStmt::Kind::Store, s->loc);
       st->tensor = s->tensor;
       st->indices = s->indices;
       st->value = accumulate(s->accum, load(s->tensor, s->indices, nullptr, nullptr, s->loc), s->value);
       return st;
     }
-    case MStmt::Kind::Sync: return lstmt(LStmt::Kind::Barrier, s->loc);
+    case MStmt::Kind::Sync: return lStmt(LStmt::Kind::Barrier, s->loc);
     case MStmt::Kind::Intrinsic: {
-      auto st = lstmt(LStmt::Kind::Intrinsic, s->loc);
+      auto st = lStmt(LStmt::Kind::Intrinsic, s->loc);
       st->intrinsic = s->intrinsic;
       st->operands = s->operands;
       return st;
     }
     case MStmt::Kind::If: {
-      auto st = lstmt(LStmt::Kind::If, s->loc);
+      auto st = lStmt(LStmt::Kind::If, s->loc);
       st->cond = s->cond;
       st->thenS = lower(s->thenS);
       st->elseS = s->elseS ? lower(s->elseS) : nullptr;

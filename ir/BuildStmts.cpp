@@ -1,0 +1,41 @@
+// Constructors for mapping-IR and loop-IR statements that several passes
+// build (declared next to mBlock / lBlock in MappingIR.h and LoopIR.h).
+#include "ir/LoopIR.h"
+
+namespace tk::ir {
+
+MStmtPtr mMapFor(std::vector<std::string> vars, MappingAtom::Kind kind, std::vector<Expr> dims,
+                 std::optional<WorkerKind> worker, MStmtPtr body, SourceLoc loc) {
+  auto s = std::make_shared<MStmt>();
+  s->kind = MStmt::Kind::MapFor;
+  s->loc = loc;
+  s->vars = std::move(vars);
+  MappingAtom atom;
+  atom.kind = kind;
+  atom.dims = std::move(dims);
+  atom.loc = loc;
+  s->mapping.atoms.push_back(std::move(atom));
+  s->worker = worker;
+  s->body = std::move(body);
+  return s;
+}
+
+MStmtPtr mStore(TensorPtr t, std::vector<Expr> idx, Expr value, AccumOp accum, SourceLoc loc) {
+  auto s = std::make_shared<MStmt>();
+  s->kind = MStmt::Kind::Store;
+  s->loc = loc;
+  s->tensor = std::move(t);
+  s->indices = std::move(idx);
+  s->value = std::move(value);
+  s->accum = accum;
+  return s;
+}
+
+LStmtPtr lStmt(LStmt::Kind kind, SourceLoc loc) {
+  auto s = std::make_shared<LStmt>();
+  s->kind = kind;
+  s->loc = loc;
+  return s;
+}
+
+} // namespace tk::ir
