@@ -69,4 +69,22 @@ static void check(const Expr &e, const VerifyScope &scope, const Expr &root) {
 
 void verifyExpr(const Expr &e, const VerifyScope &scope) { check(e, scope, e); }
 
+void verifyStore(const TensorPtr &t, const std::vector<Expr> &indices, const Expr &value,
+                 const VerifyScope &scope) {
+  if (!t || !scope.tensors.count(t.get())) verifyFail(scope, "store to a tensor not in scope");
+  if (t->role == TensorRole::Input) verifyFail(scope, "store to input " + t->name);
+  if (indices.size() != t->rank()) verifyFail(scope, "store rank mismatch on " + t->name);
+  for (const Expr &i : indices) verifyExpr(i, scope);
+  verifyExpr(value, scope);
+}
+
+void verifyIntrinsicOperands(const std::vector<Expr> &operands, const VerifyScope &scope) {
+  for (const Expr &o : operands) {
+    if (!o || (o->kind != ExprKind::Load && o->kind != ExprKind::IntImm))
+      verifyFail(scope, "intrinsic operand is neither a tensor element nor a constant");
+    verifyExpr(o, scope);
+  }
+}
+
+
 } // namespace tk::ir

@@ -27,4 +27,11 @@ void verifyExpr(const Expr &e, const VerifyScope &scope);
 // Throws InternalError with the scope's context.
 [[noreturn]] void verifyFail(const VerifyScope &scope, const std::string &what);
 
+// Checks shared by the mapping- and loop-IR verifiers: a store writes a
+// visible, non-input tensor with its rank and well-formed index/value
+// expressions; intrinsic operands are tensor elements or constants.
+void verifyStore(const TensorPtr &t, const std::vector<Expr> &indices, const Expr &value,
+                 const VerifyScope &scope);
+void verifyIntrinsicOperands(const std::vector<Expr> &operands, const VerifyScope &scope);
+
 } // namespace tk::ir

@@ -36,12 +36,7 @@ static void verifyStmt(const LStmtPtr &s, const VerifyScope &scope) {
     return;
   }
   case LStmt::Kind::Store:
-    if (!s->tensor || !scope.tensors.count(s->tensor.get()))
-      verifyFail(scope, "store to a tensor not in scope");
-    if (s->tensor->role == TensorRole::Input) verifyFail(scope, "store to input " + s->tensor->name);
-    if (s->indices.size() != s->tensor->rank()) verifyFail(scope, "store rank mismatch on " + s->tensor->name);
-    for (const Expr &i : s->indices) verifyExpr(i, scope);
-    verifyExpr(s->value, scope);
+    verifyStore(s->tensor, s->indices, s->value, scope);
     if (s->pred) verifyExpr(s->pred, scope);
     return;
   case LStmt::Kind::If:
@@ -55,11 +50,7 @@ static void verifyStmt(const LStmtPtr &s, const VerifyScope &scope) {
     return;
   case LStmt::Kind::Barrier: return;
   case LStmt::Kind::Intrinsic:
-    for (const Expr &o : s->operands) {
-      if (!o || (o->kind != ExprKind::Load && o->kind != ExprKind::IntImm))
-        verifyFail(scope, "intrinsic operand is neither a tensor element nor a constant");
-      verifyExpr(o, scope);
-    }
+    verifyIntrinsicOperands(s->operands, scope);
     return;
   }
 }

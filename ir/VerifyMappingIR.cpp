@@ -53,20 +53,11 @@ static void verifyStmt(const MStmtPtr &s, VerifyScope &scope) {
     scope.tensors.insert(s->tensor.get()); // visible to the rest of the block
     return;
   case MStmt::Kind::Store:
-    if (!s->tensor || !scope.tensors.count(s->tensor.get()))
-      verifyFail(scope, "store to a tensor not in scope");
-    if (s->tensor->role == TensorRole::Input) verifyFail(scope, "store to input " + s->tensor->name);
-    if (s->indices.size() != s->tensor->rank()) verifyFail(scope, "store rank mismatch on " + s->tensor->name);
-    for (const Expr &i : s->indices) verifyExpr(i, scope);
-    verifyExpr(s->value, scope);
+    verifyStore(s->tensor, s->indices, s->value, scope);
     return;
   case MStmt::Kind::Sync: return;
   case MStmt::Kind::Intrinsic:
-    for (const Expr &o : s->operands) {
-      if (!o || (o->kind != ExprKind::Load && o->kind != ExprKind::IntImm))
-        verifyFail(scope, "intrinsic operand is neither a tensor element nor a constant");
-      verifyExpr(o, scope);
-    }
+    verifyIntrinsicOperands(s->operands, scope);
     return;
   case MStmt::Kind::If: {
     verifyExpr(s->cond, scope);
