@@ -40,7 +40,9 @@ CpuTarget target(const std::string &name) {
 
 TEST_CASE("x86 register tile: accumulating row nest is a contraction") {
   Mm m;
-  auto nest = matchContraction(*m.rowNest());
+  // The match points into the nest: keep the nest alive while it is used.
+  LStmtPtr root = m.rowNest();
+  auto nest = matchContraction(*root);
   REQUIRE(nest);
   CHECK(nest->rows == 1);
   CHECK(nest->bcast->tensor == m.A);
@@ -57,7 +59,8 @@ TEST_CASE("x86 register tile: operands in either order, guards as lane masks") {
   Mm m;
   Expr guarded = load(m.B, {m.k, m.j}, floatImm(0), binary(BinOp::LT, add(m.j, intImm(3)), sym("N")));
   Expr v = binary(BinOp::Add, load(m.C, {m.i, m.j}), binary(BinOp::Mul, guarded, load(m.A, {m.i, m.k})));
-  auto nest = matchContraction(*m.rowNest(v));
+  LStmtPtr root = m.rowNest(v);
+  auto nest = matchContraction(*root);
   REQUIRE(nest);
   CHECK(nest->bcast->tensor == m.A);
   CHECK(laneMaskable(binary(BinOp::GE, add(m.j, intImm(-1)), intImm(0)), "j"));
