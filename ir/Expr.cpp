@@ -1,8 +1,6 @@
 #include "ir/Expr.h"
 
-#include <charconv>
 #include <cmath>
-#include <sstream>
 
 namespace tk::ir {
 
@@ -310,122 +308,6 @@ void visitExpr(const Expr &e, const std::function<void(const Expr &)> &fn) {
   visitExpr(e->pad, fn);
   visitExpr(e->pred, fn);
   for (const IndexVar &v : e->rvars) visitExpr(v.extent, fn);
-}
-
-// ---- printing ----
-
-static int precedence(const Expr &e) {
-  if (e->kind != ExprKind::Binary) return e->kind == ExprKind::Unary ? 6 : 7;
-  switch (e->binOp) {
-  case BinOp::Or: return 1;
-  case BinOp::And: return 2;
-  case BinOp::EQ: case BinOp::NE: case BinOp::LT: case BinOp::LE: case BinOp::GT: case BinOp::GE: return 3;
-  case BinOp::Add: case BinOp::Sub: return 4;
-  case BinOp::Mul: case BinOp::Div: case BinOp::Mod: return 5;
-  default: return 7; // function-call form
-  }
-}
-
-static std::string formatFloat(double v) {
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  if (std::isnan(v)) return "nan";
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof buf, v);
-  std::string s(buf, res.ptr);
-  if (s.find_first_of(".en") == std::string::npos) s += ".0";
-  return s;
-}
-
-static void print(std::ostream &os, const Expr &e, int ctx);
-
-static void printArgs(std::ostream &os, const std::vector<Expr> &args) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (i) os << ", ";
-    print(os, args[i], 0);
-  }
-}
-
-static void print(std::ostream &os, const Expr &e, int ctx) {
-  if (!e) {
-    os << "<null>";
-    return;
-  }
-  int prec = precedence(e);
-  bool paren = prec < ctx;
-  if (paren) os << '(';
-  switch (e->kind) {
-  case ExprKind::IntImm: os << e->intValue; break;
-  case ExprKind::BoolImm: os << (e->intValue ? "true" : "false"); break;
-  case ExprKind::FloatImm: os << formatFloat(e->floatValue); break;
-  case ExprKind::Var: os << e->name; break;
-  case ExprKind::Hole: os << "?" << e->holeId; break;
-  case ExprKind::Unary:
-    os << (e->unOp == UnOp::Neg ? "-" : "!");
-    print(os, e->args[0], 7);
-    break;
-  case ExprKind::Binary:
-    if (prec == 7) {
-      os << binOpSymbol(e->binOp) << '(';
-      printArgs(os, e->args);
-      os << ')';
-    } else {
-      // Left-associative: the right operand needs parentheses at equal precedence.
-      print(os, e->args[0], prec);
-      os << ' ' << binOpSymbol(e->binOp) << ' ';
-      print(os, e->args[1], prec + 1);
-    }
-    break;
-  case ExprKind::Select:
-    os << "select(";
-    printArgs(os, e->args);
-    os << ')';
-    break;
-  case ExprKind::Call:
-    os << mathFnName(e->fn) << '(';
-    printArgs(os, e->args);
-    os << ')';
-    break;
-  case ExprKind::Cast:
-    os << scalarTypeName(e->type) << '(';
-    printArgs(os, e->args);
-    os << ')';
-    break;
-  case ExprKind::Load: {
-    bool guarded = e->pad || e->pred;
-    if (guarded && !paren) os << '(';
-    os << e->tensor->name << '[';
-    printArgs(os, e->args);
-    os << ']';
-    if (e->pred) {
-      os << " when ";
-      print(os, e->pred, 0);
-    }
-    if (e->pad) {
-      os << " else ";
-      print(os, e->pad, 0);
-    }
-    if (guarded && !paren) os << ')';
-    break;
-  }
-  case ExprKind::Reduce:
-    os << reduceOpName(e->reduceOp) << '(';
-    for (size_t i = 0; i < e->rvars.size(); ++i) {
-      if (i) os << ", ";
-      os << e->rvars[i].name << " < ";
-      print(os, e->rvars[i].extent, 4);
-    }
-    os << ": ";
-    print(os, e->args[0], 0);
-    os << ')';
-    break;
-  }
-  if (paren) os << ')';
-}
-
-std::string printExpr(const Expr &e) {
-  std::ostringstream os;
-  print(os, e, 0);
-  return os.str();
 }
 
 } // namespace tk::ir
