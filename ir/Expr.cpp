@@ -1,6 +1,5 @@
 #include "ir/Expr.h"
 
-#include <cmath>
 
 namespace tk::ir {
 
