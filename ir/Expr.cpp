@@ -1,6 +1,5 @@
 #include "ir/Expr.h"
 
-
 namespace tk::ir {
 
 std::string_view binOpSymbol(BinOp op) {
