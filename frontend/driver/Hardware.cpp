@@ -11,11 +11,15 @@ std::optional<construct::ConstructOptions> constructOptions(const DriverOptions 
   construct::ConstructOptions c;
   for (const auto &[sym, v] : o.shapeHints) c.shapes[sym] = v;
   c.gensor.trace = trace;
-  if (o.hardware.empty() || o.hardware == "host") {
+  // Without --hw a CPU target is tuned for the machine compiling it, but a
+  // CUDA target must not depend on the build machine's CPU: it gets a GPU
+  // description so the chosen tiles are the same everywhere.
+  std::string path = o.hardware;
+  if (path.empty() && o.target.rfind("cuda", 0) == 0) path = "h100";
+  if (path.empty() || path == "host") {
     c.hw = construct::detectHostHardware();
     return c;
   }
-  std::string path = o.hardware;
   bool isName = path.find('/') == std::string::npos && (path.size() < 3 || path.substr(path.size() - 3) != ".hw");
   if (isName) path = stdlibDir + "/targets/" + path + ".hw";
   std::ifstream in(path, std::ios::binary);
