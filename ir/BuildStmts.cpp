@@ -1,8 +1,16 @@
-// Constructors for mapping-IR and loop-IR statements that several passes
-// build (declared next to mBlock / lBlock in MappingIR.h and LoopIR.h).
+// Constructors for mapping-IR and loop-IR statements shared by the passes
+// (declared in MappingIR.h and LoopIR.h).
 #include "ir/LoopIR.h"
 
 namespace tk::ir {
+
+MStmtPtr mBlock(std::vector<MStmtPtr> stmts, SourceLoc loc) {
+  auto s = std::make_shared<MStmt>();
+  s->kind = MStmt::Kind::Block;
+  s->stmts = std::move(stmts);
+  s->loc = loc;
+  return s;
+}
 
 MStmtPtr mMapFor(std::vector<std::string> vars, MappingAtom::Kind kind, std::vector<Expr> dims,
                  std::optional<WorkerKind> worker, MStmtPtr body, SourceLoc loc) {
@@ -35,6 +43,12 @@ LStmtPtr lStmt(LStmt::Kind kind, SourceLoc loc) {
   auto s = std::make_shared<LStmt>();
   s->kind = kind;
   s->loc = loc;
+  return s;
+}
+
+LStmtPtr lBlock(std::vector<LStmtPtr> stmts, SourceLoc loc) {
+  LStmtPtr s = lStmt(LStmt::Kind::Block, loc);
+  s->stmts = std::move(stmts);
   return s;
 }
 

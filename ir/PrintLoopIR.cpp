@@ -10,14 +10,6 @@
 
 namespace tk::ir {
 
-LStmtPtr lBlock(std::vector<LStmtPtr> stmts, SourceLoc loc) {
-  auto s = std::make_shared<LStmt>();
-  s->kind = LStmt::Kind::Block;
-  s->stmts = std::move(stmts);
-  s->loc = loc;
-  return s;
-}
-
 namespace {
 struct Printer {
   std::ostringstream os;

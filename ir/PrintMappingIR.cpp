@@ -7,14 +7,6 @@
 
 namespace tk::ir {
 
-MStmtPtr mBlock(std::vector<MStmtPtr> stmts, SourceLoc loc) {
-  auto s = std::make_shared<MStmt>();
-  s->kind = MStmt::Kind::Block;
-  s->stmts = std::move(stmts);
-  s->loc = loc;
-  return s;
-}
-
 static std::string_view accumSymbol(AccumOp a) {
   switch (a) {
   case AccumOp::None: return "=";
