@@ -58,6 +58,22 @@ Run onednnConv2d(const float *X, const float *W, float *O, int64_t N, int64_t C,
   };
 }
 
+Run onednnAvgPool2d(const float *X, float *Y, int64_t N, int64_t C, int64_t H, int64_t Wd, int64_t kernel,
+                    int64_t stride, int64_t pad) {
+  int64_t OH = (H + 2 * pad - kernel) / stride + 1, OW = (Wd + 2 * pad - kernel) / stride + 1;
+  memory::desc x({N, C, H, Wd}, dt::f32, tag::nchw), y({N, C, OH, OW}, dt::f32, tag::nchw);
+  dnnl::pooling_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::pooling_avg_include_padding, x,
+                                y, {stride, stride}, {kernel, kernel}, {pad, pad}, {pad, pad});
+  dnnl::pooling_forward::primitive_desc pd(d, engine());
+  memory xm(x, engine(), const_cast<float *>(X)), ym(y, engine(), Y);
+  dnnl::pooling_forward prim(pd);
+  return [=]() mutable {
+    dnnl::stream s(engine());
+    prim.execute(s, {{DNNL_ARG_SRC, xm}, {DNNL_ARG_DST, ym}});
+    s.wait();
+  };
+}
+
 #ifdef TK_BENCH_HAVE_OPENBLAS
 bool haveOpenBlas() { return true; }
 Run openblasMatmul(const float *A, const float *B, float *C, int64_t M, int64_t K, int64_t N) {

@@ -18,6 +18,10 @@ Run onednnMatmul(const float *A, const float *B, float *C, int64_t M, int64_t K,
 // oneDNN direct convolution, NCHW input, OIHW weights, NCHW output.
 Run onednnConv2d(const float *X, const float *W, float *O, int64_t N, int64_t C, int64_t H, int64_t Wd,
                  int64_t F, int64_t R, int64_t S, int64_t stride, int64_t pad);
+// oneDNN average pooling over kernel x kernel windows, NCHW; padding counts
+// in the divisor (tkc's avgpool2d divides by kernel^2).
+Run onednnAvgPool2d(const float *X, float *Y, int64_t N, int64_t C, int64_t H, int64_t Wd, int64_t kernel,
+                    int64_t stride, int64_t pad);
 
 // OpenBLAS sgemm / sgemv; empty Run when tk_bench was built without OpenBLAS.
 bool haveOpenBlas();

@@ -1,8 +1,8 @@
 // tk_bench: GFLOP/s of tkc-compiled kernels next to oneDNN (and OpenBLAS
 // when available), measured in the same process on the same buffers.
 // Kernels: matmul (stdlib default schedule, and the hand-written
-// examples/matmul.tk kernel), gemv, conv2d, add, row_sum, row_max from the
-// stdlib; memory-bound ones are also shown as % of a STREAM triad measured
+// examples/matmul.tk kernel), gemv, conv2d, add, row_sum, row_max,
+// softmax, layernorm, maxpool2d and avgpool2d from the stdlib; memory-bound ones are also shown as % of a STREAM triad measured
 // in the same run. Prints a Markdown table (docs/performance.md records one).
 //
 //   tk_bench [--tkc PATH] [--libdir DIR] [--source DIR] [--work DIR]
@@ -292,6 +292,41 @@ int main(int argc, char **argv) {
     std::vector<float> Y(M);
     auto fn = reinterpret_cast<int (*)(const float *, float *, int64_t, int64_t)>(reduce->symbol(name));
     row.seconds.push_back({"tkc std", medianSeconds(checked([&] { return fn(X.data(), Y.data(), M, N); }), o)});
+    progress(row);
+    rows.push_back(row);
+  }
+  // Softmax and layernorm over 4096-wide rows: one read of X, one write of Y.
+  for (const char *name : {"softmax", "layernorm"}) {
+    int64_t M = 2048, N = 4096;
+    Row row{std::string(name) + " 2048x4096", double(M * N), {}, 0, 8.0 * M * N};
+    if (!wanted(row.name)) continue;
+    auto X = randomBuffer(M * N, rng), gamma = randomBuffer(N, rng), beta = randomBuffer(N, rng);
+    std::vector<float> Y(M * N);
+    bench::Run run;
+    if (std::string(name) == "softmax") {
+      auto fn = reinterpret_cast<int (*)(const float *, float *, int64_t, int64_t)>(nn->symbol("softmax"));
+      run = checked([&, fn] { return fn(X.data(), Y.data(), M, N); });
+    } else {
+      using LayernormFn = int (*)(const float *, const float *, const float *, float, float *, int64_t, int64_t);
+      auto fn = reinterpret_cast<LayernormFn>(nn->symbol("layernorm"));
+      run = checked([&, fn] { return fn(X.data(), gamma.data(), beta.data(), 1e-5f, Y.data(), M, N); });
+    }
+    row.seconds.push_back({"tkc std", medianSeconds(run, o)});
+    progress(row);
+    rows.push_back(row);
+  }
+  // 3x3 stride-2 pooling of a ResNet stem activation (N=8, 64 ch, 112x112).
+  for (const char *name : {"maxpool2d", "avgpool2d"}) {
+    int64_t N = 8, C = 64, H = 112, W = 112, k = 3, stride = 2, pad = 1;
+    int64_t OH = (H + 2 * pad - k) / stride + 1, OW = (W + 2 * pad - k) / stride + 1;
+    Row row{std::string(name) + " 8x64x112x112 3x3 s2", double(N * C * OH * OW * k * k), {}, 0,
+            4.0 * (N * C * H * W + N * C * OH * OW)};
+    if (!wanted(row.name)) continue;
+    auto X = randomBuffer(N * C * H * W, rng);
+    std::vector<float> Y(N * C * OH * OW);
+    using PoolFn = int (*)(const float *, int64_t, int64_t, int64_t, float *, int64_t, int64_t, int64_t, int64_t);
+    auto fn = reinterpret_cast<PoolFn>(nn->symbol(name));
+    row.seconds.push_back({"tkc std", medianSeconds(checked([&] { return fn(X.data(), k, stride, pad, Y.data(), N, C, H, W); }), o)});
     progress(row);
     rows.push_back(row);
   }

@@ -1,6 +1,7 @@
 #include "frontend/SemaExpr.h"
 
 #include "frontend/PrintAST.h"
+#include "frontend/SemaIntrinsic.h"
 
 #include <algorithm>
 #include <cmath>
@@ -47,7 +48,7 @@ const std::vector<std::pair<std::string, ir::MathFn>> kMathFns = {
 
 std::vector<std::string> knownFunctions() {
   std::vector<std::string> out = {"max", "min", "pow", "cdiv", "select", "f16", "bf16", "f32", "f64",
-                                  "i8",  "i32", "i64", "bool"};
+                                  "i8",  "i32", "i64", "bool", "shfl_xor", "shfl_down", "shfl_up", "shfl_idx"};
   for (const auto &[n, f] : kMathFns) out.push_back(n);
   return out;
 }
@@ -197,6 +198,9 @@ private:
       error(e.loc, "'" + e.name + "' takes " + plural(n, "argument") + ", got " + std::to_string(args.size()));
       return false;
     };
+    if (isShuffleName(e.name))
+      return checkShuffle(e, std::move(args),
+                          {env_.mode == ExprEnv::Mode::Kernel, env_.target, env_.inLanes, env_.diags});
     if (auto t = ir::parseScalarType(e.name)) {
       if (!arity(1)) return nullptr;
       return ir::cast(*t, args[0], e.loc);

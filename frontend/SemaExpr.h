@@ -30,6 +30,10 @@ struct ExprEnv {
   DiagEngine &diags;
   std::vector<RangeUse> uses;                           // OpBody: filled while lowering
   std::function<ir::Expr(const ast::Expr &)> makeHole;  // Kernel: registers a hole
+  // Kernel: its target, and whether a task mapping on threads or warps
+  // encloses the expression (warp shuffles need both, SemaIntrinsic).
+  ir::TargetFamily target = ir::TargetFamily::Cpu;
+  bool inLanes = false;
 };
 
 // Returns the lowered expression, or null after reporting an error.

@@ -1,5 +1,7 @@
 #include "frontend/SemaIntrinsic.h"
 
+#include "frontend/SemaExpr.h"
+
 #include <algorithm>
 #include <optional>
 
@@ -16,6 +18,8 @@ struct OperandRule {
     Tile,      // S[.., r, c] of a shared tensor (rank >= 2, rows of 8k elements)
     SharedElem,// S[..] of a shared tensor, every index given
     GlobalElem,// G[..] of a global tensor (op input/output), every index given
+    AtomicElem,// T[..] of a global op output/intermediate or a shared tensor, every index given
+    Value,     // any value expression
     Count      // a positive integer literal
   } form;
   const char *role;
@@ -71,6 +75,10 @@ std::optional<Signature> signature(const std::string &name) {
                      {{F::SharedElem, "destination", {}, {}}, {F::GlobalElem, "source", {}, {}},
                       {F::Count, "element count", {}, {}}},
                      "shared destination, global source, element count", true};
+  if (name == "atomic_add")
+    return Signature{ir::GpuIntrinsic::AtomicAdd, false,
+                     {{F::AtomicElem, "target", {ScalarType::F32, ScalarType::I32}, {}}, {F::Value, "value", {}, {}}},
+                     "global or shared target element, value", false};
   if (name == "cp_async_commit") return Signature{ir::GpuIntrinsic::CpAsyncCommit, false, {}, "", false};
   if (name == "cp_async_wait")
     return Signature{ir::GpuIntrinsic::CpAsyncWait, false, {{F::Count, "group count", {}, {}}}, "group count", false};
@@ -94,12 +102,14 @@ public:
     const ast::Expr &e = *s.indices[n];
     std::string what = "operand " + std::to_string(n + 1) + " of '" + s.target.name + "' (the " + rule.role + ")";
     if (rule.form == F::Count) return count(e, what);
-    bool fragment = rule.form == F::Fragment;
-    if (e.kind != ast::ExprKind::Access && !(fragment && e.kind == ast::ExprKind::Name)) {
+    if (rule.form == F::Value) return value(e);
+    bool fragment = rule.form == F::Fragment, atomic = rule.form == F::AtomicElem;
+    if (e.kind != ast::ExprKind::Access && !((fragment || atomic) && e.kind == ast::ExprKind::Name)) {
       cx_.diags.error(e.loc, what + " must be " +
-                                 (fragment                  ? "a register fragment, e.g. acc[i] or acc"
+                                 (fragment                    ? "a register fragment, e.g. acc[i] or acc"
                                   : rule.form == F::GlobalElem ? "an element of an op tensor, e.g. A[i, k]"
-                                                             : "a shared tensor element, e.g. As[r, c]"));
+                                  : atomic ? "an element of an op output or a shared tensor, e.g. H[i]"
+                                           : "a shared tensor element, e.g. As[r, c]"));
       return nullptr;
     }
     Binding *b = cx_.scope.lookup(e.name);
@@ -110,7 +120,8 @@ public:
     }
     const ir::TensorPtr &t = b->tensor;
     ir::Scope scope = fragment ? ir::Scope::Register : rule.form == F::GlobalElem ? ir::Scope::Global : ir::Scope::Shared;
-    if (t->scope != scope) {
+    if (atomic && !checkAtomicTarget(e, *t, what)) return nullptr;
+    if (!atomic && t->scope != scope) {
       cx_.diags.error(e.loc, what + " must be a " + std::string(ir::scopeName(scope)) + " tensor, but '" + t->name +
                                  "' is " + std::string(ir::scopeName(t->scope)));
       return nullptr;
@@ -155,6 +166,43 @@ public:
     return ir::load(t, std::move(idx), nullptr, nullptr, e.loc);
   }
 
+  // Atomics read-modify-write memory that other threads see: a global op
+  // output or intermediate (inputs are read-only, and the kernel marks
+  // them so) or a shared tensor; register/local ones belong to one thread.
+  bool checkAtomicTarget(const ast::Expr &e, const ir::TensorDecl &t, const std::string &what) {
+    if (t.scope == ir::Scope::Global && t.role == ir::TensorRole::Input) {
+      cx_.diags.error(e.loc, what + " must be an op output or intermediate, but '" + t.name +
+                                 "' is an input (inputs are read-only)");
+      return false;
+    }
+    if (t.scope != ir::Scope::Global && t.scope != ir::Scope::Shared) {
+      cx_.diags.error(e.loc, what + " must be a global or shared tensor, but '" + t.name + "' is " +
+                                 std::string(ir::scopeName(t.scope)) + " (atomics update memory that threads share)");
+      return false;
+    }
+    return true;
+  }
+
+  // atomic_add's value: any number without a warp shuffle. The value is
+  // computed under the atomic's bounds guard, where some lanes may not
+  // run, and a shuffle needs all 32 (kernels reject reductions anyway).
+  ir::Expr value(const ast::Expr &e) {
+    ir::Expr v = cx_.valueExpr(e);
+    if (!v) return nullptr;
+    bool shuffles = false;
+    ir::visitExpr(v, [&](const ir::Expr &x) { shuffles |= x->kind == ir::ExprKind::Shuffle; });
+    if (shuffles) {
+      cx_.diags.error(e.loc, "the value of 'atomic_add' cannot contain a warp shuffle; compute it into a register "
+                             "tensor first");
+      return nullptr;
+    }
+    if (v->type == ScalarType::Bool) {
+      cx_.diags.error(e.loc, "the value of 'atomic_add' must be a number, not bool");
+      return nullptr;
+    }
+    return v;
+  }
+
   // cp.async copies 4, 8 or 16 bytes.
   bool checkCopySize(const ast::Stmt &s, const ir::MStmt &m) {
     int64_t n = m.operands[2]->intValue, bytes = n * ir::scalarTypeBytes(m.operands[0]->tensor->dtype);
@@ -169,9 +217,10 @@ public:
     const std::string &name = s.target.name;
     auto sig = signature(name);
     if (!sig) {
-      std::vector<std::string> known = {"mma", "ldmatrix", "ldmatrix_trans", "cp_async", "cp_async_commit", "cp_async_wait"};
+      std::vector<std::string> known = {"mma",      "ldmatrix",        "ldmatrix_trans", "cp_async",
+                                        "cp_async_commit", "cp_async_wait", "atomic_add"};
       cx_.diags.error(s.target.loc, "unknown statement '" + name + "' (the GPU statements are mma, ldmatrix, "
-                                    "ldmatrix_trans, cp_async, cp_async_commit and cp_async_wait)" +
+                                    "ldmatrix_trans, cp_async, cp_async_commit, cp_async_wait and atomic_add)" +
                                         didYouMean(name, known));
       return nullptr;
     }
@@ -216,6 +265,11 @@ public:
       }
     }
     if (m->intrinsic == ir::GpuIntrinsic::CpAsync && !checkCopySize(s, *m)) return nullptr;
+    if (m->intrinsic == ir::GpuIntrinsic::AtomicAdd) {
+      const ir::TensorPtr &t = m->operands[0]->tensor;
+      m->operands[1] = convertForStore(m->operands[1], t->dtype, t->name, s.indices[1]->loc, cx_.diags);
+      if (!m->operands[1]) return nullptr;
+    }
     if (m->intrinsic == ir::GpuIntrinsic::CpAsyncWait && m->operands[0]->intValue > 7) {
       cx_.diags.error(s.indices[0]->loc, "'cp_async_wait' takes a group count from 0 to 7");
       return nullptr;
@@ -230,5 +284,53 @@ private:
 } // namespace
 
 ir::MStmtPtr checkIntrinsic(const ast::Stmt &s, const IntrinsicContext &cx) { return Checker(cx).run(s); }
+
+namespace {
+const std::vector<std::pair<std::string, ir::ShuffleOp>> kShuffles = {{"shfl_xor", ir::ShuffleOp::Xor},
+                                                                        {"shfl_down", ir::ShuffleOp::Down},
+                                                                        {"shfl_up", ir::ShuffleOp::Up},
+                                                                        {"shfl_idx", ir::ShuffleOp::Idx}};
+} // namespace
+
+bool isShuffleName(const std::string &name) {
+  return std::any_of(kShuffles.begin(), kShuffles.end(), [&](const auto &p) { return p.first == name; });
+}
+
+ir::Expr checkShuffle(const ast::Expr &e, std::vector<ir::Expr> args, const ShuffleContext &cx) {
+  const std::string &name = e.name;
+  auto fail = [&](SourceLoc loc, const std::string &msg) -> ir::Expr {
+    cx.diags.error(loc, msg);
+    return nullptr;
+  };
+  if (!cx.inKernel)
+    return fail(e.loc, "'" + name + "' is a warp instruction of cuda kernels; an op states what is computed "
+                                    "(write the reduction with sum, max, ...)");
+  if (cx.target != ir::TargetFamily::Cuda)
+    return fail(e.loc, "'" + name + "' is a GPU instruction and exists only in cuda kernels, not " +
+                           std::string(ir::targetFamilyName(cx.target)) + " ones");
+  if (!cx.inLanes)
+    return fail(e.loc, "'" + name + "' exchanges values between the 32 lanes of a warp: write it inside a task "
+                                    "mapping 'on threads' or 'on warps'");
+  if (args.size() != 2)
+    return fail(e.loc, "'" + name + "' takes 2 arguments (value, " +
+                           (name == "shfl_xor" ? "lane mask" : name == "shfl_idx" ? "source lane" : "lane delta") +
+                           "), got " + std::to_string(args.size()));
+  if (args[0]->type != ScalarType::F32 && args[0]->type != ScalarType::I32)
+    return fail(e.args[0]->loc, "'" + name + "' moves 32-bit values: its first argument must be f32 or i32, not " +
+                                    std::string(ir::scalarTypeName(args[0]->type)));
+  if (!ir::isInteger(args[1]->type))
+    return fail(e.args[1]->loc, "the lane operand of '" + name + "' must be an integer, not " +
+                                    std::string(ir::scalarTypeName(args[1]->type)));
+  int64_t lane = 0;
+  if (ir::isConstInt(args[1], &lane) && (lane < 0 || lane > 31))
+    return fail(e.args[1]->loc, "the lane operand of '" + name + "' must be in 0..31 (a warp has 32 lanes), not " +
+                                    std::to_string(lane));
+  auto it = std::find_if(kShuffles.begin(), kShuffles.end(), [&](const auto &p) { return p.first == name; });
+  if (it == kShuffles.end()) throw InternalError("checkShuffle: not a shuffle: " + name);
+  ir::Expr laneArg = ir::isConstInt(args[1]) ? ir::intImm(lane, ScalarType::I32, args[1]->loc)
+                     : args[1]->type == ScalarType::I32 ? args[1]
+                                                         : ir::cast(ScalarType::I32, args[1], e.args[1]->loc);
+  return ir::shuffle(it->second, args[0], laneArg, e.loc);
+}
 
 } // namespace tk::sema

@@ -60,6 +60,10 @@ private:
 
   ExprEnv env() {
     ExprEnv e{ExprEnv::Mode::Kernel, scope_, diags_, {}, nullptr};
+    e.target = kernel_->target;
+    e.inLanes = std::any_of(workers_.begin(), workers_.end(), [](ir::WorkerKind w) {
+      return w == ir::WorkerKind::Threads || w == ir::WorkerKind::Warps;
+    });
     e.makeHole = [this](const ast::Expr &h) -> ir::Expr {
       for (int64_t c : h.candidates)
         if (c <= 0) {
@@ -321,7 +325,11 @@ private:
     case K::Block: return block(s.body, s.loc);
     case K::Intrinsic:
       return checkIntrinsic(s, {kernel_->target, !workers_.empty() && workers_.back() == ir::WorkerKind::Warps, scope_,
-                                diags_, [this](const ast::Expr &e, const std::string &w) { return intExpr(e, w); }});
+                                diags_, [this](const ast::Expr &e, const std::string &w) { return intExpr(e, w); },
+                                [this](const ast::Expr &e) {
+                                  ExprEnv en = env();
+                                  return lowerExpr(e, en);
+                                }});
     case K::If: {
       ExprEnv en = env();
       auto m = newStmt(ir::MStmt::Kind::If, s.loc);

@@ -48,6 +48,16 @@ std::string_view reduceOpName(ReduceOp r) {
   return "?";
 }
 
+std::string_view shuffleOpName(ShuffleOp s) {
+  switch (s) {
+  case ShuffleOp::Xor: return "shfl_xor";
+  case ShuffleOp::Down: return "shfl_down";
+  case ShuffleOp::Up: return "shfl_up";
+  case ShuffleOp::Idx: return "shfl_idx";
+  }
+  return "?";
+}
+
 bool isComparison(BinOp op) { return op >= BinOp::EQ && op <= BinOp::GE; }
 bool isLogical(BinOp op) { return op == BinOp::And || op == BinOp::Or; }
 
@@ -140,6 +150,13 @@ Expr reduce(ReduceOp op, std::vector<IndexVar> vars, Expr body, SourceLoc loc) {
   return n;
 }
 
+Expr shuffle(ShuffleOp op, Expr value, Expr lane, SourceLoc loc) {
+  auto n = node(ExprKind::Shuffle, value->type, loc);
+  n->shuffleOp = op;
+  n->args = {std::move(value), std::move(lane)};
+  return n;
+}
+
 bool isConstInt(const Expr &e, int64_t *value) {
   if (!e || e->kind != ExprKind::IntImm) return false;
   if (value) *value = e->intValue;
@@ -227,6 +244,9 @@ bool sameExpr(const Expr &a, const Expr &b) {
     for (size_t i = 0; i < a->rvars.size(); ++i)
       if (a->rvars[i].name != b->rvars[i].name || !sameExpr(a->rvars[i].extent, b->rvars[i].extent))
         return false;
+    break;
+  case ExprKind::Shuffle:
+    if (a->shuffleOp != b->shuffleOp) return false;
     break;
   case ExprKind::Select:
   case ExprKind::Cast: break;

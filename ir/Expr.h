@@ -25,7 +25,8 @@ enum class ExprKind {
   Hole,   // `?` tile-size hole, filled before lowering
   Unary, Binary, Select, Call, Cast,
   Load,   // tensor element read
-  Reduce  // sum/max/min/prod over index variables
+  Reduce, // sum/max/min/prod over index variables
+  Shuffle // warp shuffle of a cuda kernel: args {value, lane operand}
 };
 
 enum class VarKind {
@@ -43,10 +44,15 @@ enum class BinOp {
 };
 enum class MathFn { Exp, Log, Sqrt, Rsqrt, Tanh, Erf, Abs };
 enum class ReduceOp { Sum, Max, Min, Prod };
+// Warp shuffles (docs/gpu.md): lane l reads `value` from lane
+// Xor: l ^ m, Down: l + d, Up: l - d, Idx: s (its own value when that lane
+// is outside the warp). Only cuda kernels contain them, never an op.
+enum class ShuffleOp { Xor, Down, Up, Idx };
 
 std::string_view binOpSymbol(BinOp op); // "+", "min", ...
 std::string_view mathFnName(MathFn f);
 std::string_view reduceOpName(ReduceOp r);
+std::string_view shuffleOpName(ShuffleOp s); // "shfl_xor", ...
 bool isComparison(BinOp op);
 bool isLogical(BinOp op);
 
@@ -70,9 +76,10 @@ struct ExprNode {
   BinOp binOp = BinOp::Add;
   MathFn fn = MathFn::Exp;
   ReduceOp reduceOp = ReduceOp::Sum;
+  ShuffleOp shuffleOp = ShuffleOp::Xor;
 
   // Unary/Cast/Call: {x}; Binary: {a, b}; Select: {cond, a, b};
-  // Load: indices; Reduce: {body}.
+  // Load: indices; Reduce: {body}; Shuffle: {value, lane mask / delta / source lane}.
   std::vector<Expr> args;
 
   TensorPtr tensor;          // Load
@@ -98,6 +105,7 @@ Expr cast(ScalarType t, Expr x, SourceLoc loc = {});
 Expr load(TensorPtr t, std::vector<Expr> indices, Expr pad = nullptr, Expr pred = nullptr,
           SourceLoc loc = {});
 Expr reduce(ReduceOp op, std::vector<IndexVar> vars, Expr body, SourceLoc loc = {});
+Expr shuffle(ShuffleOp op, Expr value, Expr lane, SourceLoc loc = {}); // type of value
 
 // Convenience arithmetic on index expressions (folds constants).
 Expr add(Expr a, Expr b);

@@ -11,10 +11,16 @@
 
 namespace tk::ir {
 
+// Shared memory a block may use without opting in: up to this much the
+// `shared` tensors are static .shared arrays, above it slices of one
+// dynamic (extern) array that the launcher sizes (docs/gpu.md).
+constexpr int64_t kStaticSharedLimit = 48 * 1024;
+
 struct LaunchShape {
   int64_t threads = 1;     // threads per block: the largest threads extent or 32 x warps extent (1 if none)
-  int64_t sharedBytes = 0; // static shared memory per block: every `shared` Alloc in the body, 16-byte aligned
+  int64_t sharedBytes = 0; // shared memory per block: every `shared` Alloc in the body, 16-byte aligned
   bool constant = true;    // false: a threads/warps extent or a shared shape is not a constant
+  bool dynamicShared() const { return sharedBytes > kStaticSharedLimit; }
 };
 
 // Requires `body` to be the body of a blocks loop.

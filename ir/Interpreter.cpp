@@ -98,6 +98,10 @@ Value Evaluator::eval(const ExprNode &e) {
   case ExprKind::Cast: return convert(eval(*e.args[0]), e.args[0]->type, e.type);
   case ExprKind::Load: return evalLoad(e);
   case ExprKind::Reduce: return evalReduce(e);
+  case ExprKind::Shuffle:
+    // Shuffles exist in cuda kernels only; an op (what this evaluates) states
+    // the result without them, and Sema rejects them in op bodies.
+    throw InternalError("interpreter: warp shuffle in tensor IR");
   }
   throw InternalError("interpreter: unknown expression kind");
 }

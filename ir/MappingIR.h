@@ -37,10 +37,13 @@ enum class AccumOp { None, Add, Mul, Max, Min }; // =, +=, *=, max=, min=
 //   cp_async(S[..], G[..], n)  S[.., c + e] = G[.., j + e] for e < n, async
 //   cp_async_commit()          closes the group of this thread's copies
 //   cp_async_wait(n)           waits until at most n groups are pending
+//   atomic_add(T[..], v)       T[..] += v as one atomic read-modify-write
+//                              (T global or shared, f32 or i32)
 // Each tensor operand is a Load naming the first element it covers (a
 // fragment is the last dimension of a register tensor: indices ..., 0);
-// counts are integer constants.
-enum class GpuIntrinsic { Mma, LdMatrix, LdMatrixTrans, CpAsync, CpAsyncCommit, CpAsyncWait };
+// counts are integer constants; atomic_add's second operand is any value
+// expression (converted to T's dtype).
+enum class GpuIntrinsic { Mma, LdMatrix, LdMatrixTrans, CpAsync, CpAsyncCommit, CpAsyncWait, AtomicAdd };
 std::string_view gpuIntrinsicName(GpuIntrinsic g);
 
 struct MStmt;

@@ -79,6 +79,11 @@ static void print(std::ostream &os, const Expr &e, int ctx) {
     printArgs(os, e->args);
     os << ')';
     break;
+  case ExprKind::Shuffle:
+    os << shuffleOpName(e->shuffleOp) << '(';
+    printArgs(os, e->args);
+    os << ')';
+    break;
   case ExprKind::Cast:
     os << scalarTypeName(e->type) << '(';
     printArgs(os, e->args);

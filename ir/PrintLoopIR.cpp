@@ -96,7 +96,9 @@ struct Printer {
     case LStmt::Kind::Intrinsic:
       os << gpuIntrinsicName(s->intrinsic) << '(';
       for (size_t i = 0; i < s->operands.size(); ++i) os << (i ? ", " : "") << printExpr(s->operands[i]);
-      os << ");\n";
+      os << ')';
+      if (s->pred) os << " when " << printExpr(s->pred);
+      os << ";\n";
       return;
     }
   }

@@ -26,6 +26,7 @@ std::string_view gpuIntrinsicName(GpuIntrinsic g) {
   case GpuIntrinsic::CpAsync: return "cp_async";
   case GpuIntrinsic::CpAsyncCommit: return "cp_async_commit";
   case GpuIntrinsic::CpAsyncWait: return "cp_async_wait";
+  case GpuIntrinsic::AtomicAdd: return "atomic_add";
   }
   return "?";
 }

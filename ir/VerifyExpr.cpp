@@ -57,6 +57,9 @@ static void check(const Expr &e, const VerifyScope &scope, const Expr &root) {
   case ExprKind::Binary:
     if (e->args.size() != 2) fail("malformed binary node");
     break;
+  case ExprKind::Shuffle:
+    if (e->args.size() != 2 || !isInteger(e->args[1]->type)) fail("malformed warp shuffle");
+    break;
   case ExprKind::Select:
     if (e->args.size() != 3) fail("malformed select");
     break;
@@ -78,8 +81,13 @@ void verifyStore(const TensorPtr &t, const std::vector<Expr> &indices, const Exp
   verifyExpr(value, scope);
 }
 
-void verifyIntrinsicOperands(const std::vector<Expr> &operands, const VerifyScope &scope) {
-  for (const Expr &o : operands) {
+void verifyIntrinsicOperands(GpuIntrinsic kind, const std::vector<Expr> &operands, const VerifyScope &scope) {
+  for (size_t i = 0; i < operands.size(); ++i) {
+    const Expr &o = operands[i];
+    if (kind == GpuIntrinsic::AtomicAdd && i == 1 && o) {
+      verifyExpr(o, scope);
+      continue;
+    }
     if (!o || (o->kind != ExprKind::Load && o->kind != ExprKind::IntImm))
       verifyFail(scope, "intrinsic operand is neither a tensor element nor a constant");
     verifyExpr(o, scope);

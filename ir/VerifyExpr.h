@@ -3,7 +3,7 @@
 // rank, and holes/reductions appear only at the levels that allow them.
 // Violations are compiler bugs: they throw tk::InternalError.
 #pragma once
-#include "ir/TensorIR.h"
+#include "ir/MappingIR.h" // GpuIntrinsic
 
 #include <set>
 #include <string>
@@ -29,9 +29,10 @@ void verifyExpr(const Expr &e, const VerifyScope &scope);
 
 // Checks shared by the mapping- and loop-IR verifiers: a store writes a
 // visible, non-input tensor with its rank and well-formed index/value
-// expressions; intrinsic operands are tensor elements or constants.
+// expressions; intrinsic operands are tensor elements or constants (and
+// atomic_add's value any expression).
 void verifyStore(const TensorPtr &t, const std::vector<Expr> &indices, const Expr &value,
                  const VerifyScope &scope);
-void verifyIntrinsicOperands(const std::vector<Expr> &operands, const VerifyScope &scope);
+void verifyIntrinsicOperands(GpuIntrinsic kind, const std::vector<Expr> &operands, const VerifyScope &scope);
 
 } // namespace tk::ir

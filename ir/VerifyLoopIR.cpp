@@ -50,7 +50,7 @@ static void verifyStmt(const LStmtPtr &s, const VerifyScope &scope) {
     return;
   case LStmt::Kind::Barrier: return;
   case LStmt::Kind::Intrinsic:
-    verifyIntrinsicOperands(s->operands, scope);
+    verifyIntrinsicOperands(s->intrinsic, s->operands, scope);
     return;
   }
 }

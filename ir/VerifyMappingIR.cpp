@@ -57,7 +57,7 @@ static void verifyStmt(const MStmtPtr &s, VerifyScope &scope) {
     return;
   case MStmt::Kind::Sync: return;
   case MStmt::Kind::Intrinsic:
-    verifyIntrinsicOperands(s->operands, scope);
+    verifyIntrinsicOperands(s->intrinsic, s->operands, scope);
     return;
   case MStmt::Kind::If: {
     verifyExpr(s->cond, scope);

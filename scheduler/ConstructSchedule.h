@@ -6,9 +6,10 @@
 // such ops on the CPU (docs/performance.md has the measurements).
 #pragma once
 #include "scheduler/Pipeline.h"
-#include "scheduler/construct/HardwareDesc.h"
+#include "scheduler/construct/FillHoles.h"
 
 #include <string>
+#include <vector>
 
 namespace tk {
 
@@ -17,17 +18,38 @@ namespace tk {
 // block), kc the depth of one packed panel, mc x nc one core's task.
 struct ContractionTiles {
   int64_t mr = 4, nr = 16, kc = 64, mc = 64, nc = 64;
+  bool operator==(const ContractionTiles &) const = default;
 };
 
-// Tiles for a machine: nr = lanes x (registers - 1) / (mr + 1) vectors (the
-// mr x nr accumulators, one vector operand row and a broadcast fill the
-// register file: 4 x 96 f32 with 32 zmm, 4 x 24 with 16 ymm); kc the
-// largest power of two in [16, 512] whose A and B micro-panels
-// (kc x (mr + nr) elements) fit the L1 level; mc x kc and kc x nc packed
-// blocks within a quarter of L2 each, mc at most 128 rows and nc at most 4
-// register tiles wide so that a 256 x 256 output already gives a task to
-// each of two cores. Requires `hw` to be a CPU description.
+// The capacity rule (BLIS-style): mr = 4 and nr = lanes x (registers - 1)
+// / (mr + 1) vectors, so the accumulators, one operand row and a broadcast
+// fill the register file (4 x 96 f32 with 32 zmm, 4 x 24 with 16 ymm); kc
+// the power of two in [16, 512] at which one A and B micro-panel pair
+// (kc x (mr + nr)) fits L1 but two no longer do (64 on zen5: measured best); mc x kc and kc x nc packed blocks within a
+// quarter of the first per-core level (L2) each, mc at most 128 rows and nc
+// at most 4 register tiles so that a 256 x 256 output gives each of two
+// cores a task. Requires a CPU description.
 ContractionTiles chooseContractionTiles(const construct::HardwareDesc &hw, int vectorBits, int elemBytes);
+
+// The blocking of a Gensor state of the contraction's loop nest (dims
+// [batch.., i, j, k]): the micro-kernel (mr, nr, kc) of the capacity rule —
+// the traffic model does not value accumulators kept in registers along k
+// (docs/construct.md, "From a state to the blocking") — and the task tile
+// mc x nc from the state's tile at the first per-core level, rounded up to
+// whole register tiles and halved until each packed block fits a quarter
+// of that level.
+ContractionTiles contractionTilesFromState(const construct::Space &space, const construct::ETIR &s, int vectorBits);
+
+// The capacity rule's blocking, then the distinct blockings of Gensor's
+// ranked states for `op` at opts.shapes on opts.hw (best estimate first);
+// at most `limit` in all, never empty.
+std::vector<ContractionTiles> contractionCandidates(const ir::Op &op, const construct::ConstructOptions &opts,
+                                                    int vectorBits, size_t limit);
+
+// The kernel of a contraction op: built from the first candidate, or with
+// opts.measure set, from the fastest measured of the first
+// opts.measureTopK (a tie keeps the better estimate).
+ir::KernelPtr constructContraction(const ir::OpPtr &op, const construct::ConstructOptions &opts, int vectorBits);
 
 // True when `op` has exactly one statement, no intermediates, and that
 // statement is a contraction as above over exactly one reduction variable

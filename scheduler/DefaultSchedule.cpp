@@ -45,9 +45,15 @@ size_t spatialDims(const std::vector<IndexVar> &vars, TargetFamily family) {
   size_t s = 1;
   if (family == TargetFamily::Sunway) return s;
   int64_t tasks = 1, e;
-  while (s + 1 < vars.size() && isConstInt(simplify(vars[s - 1].extent), &e)) {
-    tasks *= e;
-    if (tasks >= kMinParallelTasks) break;
+  while (s + 1 < vars.size()) {
+    if (isConstInt(simplify(vars[s - 1].extent), &e)) {
+      tasks *= e;
+      if (tasks >= kMinParallelTasks) break;
+    } else if (s >= 2) {
+      break;
+    }
+    // A run-time extent may be 1 (a batch of one image): a second leading
+    // dimension (channels) keeps the cores busy.
     ++s;
   }
   return s;

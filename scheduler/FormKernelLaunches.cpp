@@ -8,11 +8,8 @@ using namespace ir;
 
 namespace {
 
-// Hardware limits shared by sm_80 and sm_90: threads per block, and static
-// (compile-time sized) shared memory per block; more shared memory needs
-// dynamic shared memory and an opt-in attribute.
+// Threads per block on every CUDA architecture tkc targets.
 constexpr int64_t kMaxBlockThreads = 1024;
-constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
 
 bool isBlocksLoop(const LStmt &s) {
   return s.kind == LStmt::Kind::For && s.forKind == ForKind::Parallel && s.worker == WorkerKind::Blocks;
@@ -26,6 +23,7 @@ bool constantShape(const TensorDecl &t) {
 
 struct Former {
   DiagEngine &diags;
+  int64_t maxSharedBytes;
   size_t errorsBefore = diags.errorCount();
 
   // Device code of one launch (the body of its blocks loop).
@@ -46,10 +44,10 @@ struct Former {
     if (shape.threads > kMaxBlockThreads)
       diags.error(launch.loc, "this launch needs " + std::to_string(shape.threads) +
                                   " threads per block; cuda allows at most " + std::to_string(kMaxBlockThreads));
-    if (shape.sharedBytes > kMaxStaticSharedBytes)
+    if (shape.sharedBytes > maxSharedBytes)
       diags.error(launch.loc, "this launch declares " + std::to_string(shape.sharedBytes) +
-                                  " bytes of shared memory per block; at most " +
-                                  std::to_string(kMaxStaticSharedBytes) + " bytes of static shared memory are allowed");
+                                  " bytes of shared memory per block; the hardware allows at most " +
+                                  std::to_string(maxSharedBytes) + " per block");
   }
 
   LStmtPtr launch(const LStmtPtr &s) {
@@ -93,9 +91,9 @@ struct Former {
 
 } // namespace
 
-std::optional<LoweredFunc> formKernelLaunches(const LoweredFunc &f, DiagEngine &diags) {
+std::optional<LoweredFunc> formKernelLaunches(const LoweredFunc &f, int64_t maxSharedBytes, DiagEngine &diags) {
   if (f.target != TargetFamily::Cuda) throw InternalError("FormKernelLaunches: '" + f.name + "' is not a cuda function");
-  Former former{diags};
+  Former former{diags, maxSharedBytes};
   LoweredFunc out = f;
   out.body = former.host(f.body);
   if (diags.errorCount() > former.errorsBefore) return std::nullopt;

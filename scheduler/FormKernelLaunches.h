@@ -18,8 +18,9 @@ namespace tk {
 //   - `global` tensors (device code cannot allocate global memory), and
 //     `shared`/`register`/`local` tensors declared outside every launch;
 //   - tensors of non-constant shape in shared, register or local memory;
-//   - more than 1024 threads per block (ir::launchShape), more than 48 KiB of
-//     static shared memory per block.
-std::optional<ir::LoweredFunc> formKernelLaunches(const ir::LoweredFunc &f, DiagEngine &diags);
+//   - more than 1024 threads per block (ir::launchShape), more than
+//     `maxSharedBytes` of shared memory per block (the hardware's per-block
+//     limit; above 48 KiB the backend uses dynamic shared memory).
+std::optional<ir::LoweredFunc> formKernelLaunches(const ir::LoweredFunc &f, int64_t maxSharedBytes, DiagEngine &diags);
 
 } // namespace tk

@@ -3,19 +3,23 @@
 // backend.
 #include "scheduler/Pipeline.h"
 
+#include "ir/GpuLaunch.h"
 #include "ir/VerifyLoopIR.h"
 #include "ir/VerifyMappingIR.h"
 #include "ir/VerifyTensorIR.h"
 #include "scheduler/CheckHoles.h"
 #include "scheduler/CheckTaskMappings.h"
+#include "scheduler/ConstructConvolution.h"
 #include "scheduler/ConstructSchedule.h"
 #include "scheduler/DefaultSchedule.h"
 #include "scheduler/FormKernelLaunches.h"
+#include "scheduler/FuseRows.h"
 #include "scheduler/Fusion.h"
 #include "scheduler/InsertRuntimeChecks.h"
 #include "scheduler/LowerReductions.h"
 #include "scheduler/LowerTaskMappings.h"
 #include "scheduler/PredicateAccesses.h"
+#include "scheduler/VersionFullTiles.h"
 #include "scheduler/construct/FillHoles.h"
 
 #include <algorithm>
@@ -43,9 +47,12 @@ public:
     if (verifiedOps_.insert(e.op.get()).second) verifyTensorIR(*e.op);
     KernelPtr k = e.kernel;
     if (!k && useConstructSchedule(*e.op)) {
-      int bytes = scalarTypeBytes(e.op->body[0].target->dtype);
-      k = constructSchedule(e.op, chooseContractionTiles(opts_.construct->hw, opts_.target.vectorBits, bytes));
+      k = constructContraction(e.op, *opts_.construct, opts_.target.vectorBits);
       dump("ConstructSchedule", k->name, printKernel(*k));
+    } else if (!k && useConstructConvolution(*e.op)) {
+      int bytes = scalarTypeBytes(e.op->body[0].target->dtype);
+      k = constructConvolution(e.op, chooseConvolutionTiles(opts_.target.vectorBits, bytes));
+      dump("ConstructConvolution", k->name, printKernel(*k));
     }
     if (!k) {
       k = defaultSchedule(e.op, opts_.target);
@@ -53,6 +60,9 @@ public:
       KernelPtr fused = fuseStatements(k, diags_);
       if (fused != k) dump("FuseStatements", k->name, printKernel(*fused));
       k = fused;
+      KernelPtr rows = fuseRows(k);
+      if (rows != k) dump("FuseRows", k->name, printKernel(*rows));
+      k = rows;
     }
     verifyMappingIR(*k, false);
     bool open = std::any_of(k->holes.begin(), k->holes.end(), [](const Hole &h) { return !h.value; });
@@ -77,10 +87,14 @@ public:
     step("LowerReductions", f, true);
     f = predicateAccesses(f);
     step("PredicateAccesses", f, true);
+    if (f.target == TargetFamily::Cpu) {
+      f = versionFullTiles(f);
+      step("VersionFullTiles", f, true);
+    }
     f = insertRuntimeChecks(f, *k);
     step("InsertRuntimeChecks", f, true);
     if (f.target == TargetFamily::Cuda) {
-      std::optional<LoweredFunc> launched = formKernelLaunches(f, diags_);
+      std::optional<LoweredFunc> launched = formKernelLaunches(f, maxSharedBytesPerBlock(), diags_);
       if (!launched) return std::nullopt;
       f = std::move(*launched);
       step("FormKernelLaunches", f, true);
@@ -89,9 +103,22 @@ public:
   }
 
 private:
+  // The `shared` level's capacity in the cuda hardware description (--hw),
+  // else the 48 KiB every architecture allows without opting in.
+  int64_t maxSharedBytesPerBlock() const {
+    if (opts_.construct && opts_.construct->hw.family == TargetFamily::Cuda)
+      for (const construct::MemLevel &l : opts_.construct->hw.levels)
+        if (l.name == "shared" && l.capacity > 0) return l.capacity;
+    return kStaticSharedLimit;
+  }
+
   bool useConstructSchedule(const Op &op) const {
     return opts_.target.family == TargetFamily::Cpu && opts_.construct && opts_.constructContractions &&
            constructScheduleApplies(op);
+  }
+  bool useConstructConvolution(const Op &op) const {
+    return opts_.target.family == TargetFamily::Cpu && opts_.construct && opts_.constructContractions &&
+           constructConvolutionApplies(op);
   }
 
   void step(const char *pass, const LoweredFunc &f, bool reductionsLowered) {

@@ -170,6 +170,15 @@ LStmtPtr predicate(const LStmtPtr &s, const Guards &sc) {
   n->thenS = predicate(s->thenS, sc);
   n->elseS = predicate(s->elseS, sc);
   if (s->kind == LStmt::Kind::Store && guarded(s->tensor)) n->pred = conj(n->pred, guard(*s->tensor, n->indices, sc));
+  // atomic_add reads its value like a store and skips an out-of-range
+  // target like one; the other GPU statements check their own operands.
+  if (s->kind == LStmt::Kind::Intrinsic && s->intrinsic == GpuIntrinsic::AtomicAdd) {
+    n->operands[1] = predicateLoads(n->operands[1], sc);
+    auto t = std::make_shared<ExprNode>(*n->operands[0]);
+    for (Expr &i : t->args) i = predicateLoads(i, sc);
+    if (guarded(t->tensor)) n->pred = conj(n->pred, guard(*t->tensor, t->args, sc));
+    n->operands[0] = t;
+  }
   if (n->pred && n->pred->kind == ExprKind::BoolImm && n->pred->intValue) n->pred = nullptr;
   return n;
 }

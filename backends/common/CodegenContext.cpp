@@ -61,6 +61,10 @@ llvm::FunctionCallee CodegenContext::runtimeFunction(const std::string &name, ll
   return callee;
 }
 
+llvm::Value *CodegenContext::emitShuffle(ir::ShuffleOp op, llvm::Value *, llvm::Value *) {
+  throw InternalError("codegen: warp shuffle '" + std::string(ir::shuffleOpName(op)) + "' outside a cuda kernel");
+}
+
 void CodegenContext::emitLoop(llvm::Value *begin, llvm::Value *end, const std::string &name,
                               const std::vector<llvm::Metadata *> &loopProps,
                               const std::function<void(llvm::Value *)> &body) {

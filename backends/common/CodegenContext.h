@@ -79,6 +79,10 @@ public:
   // pow(a, b) for float a, b of the same type.
   virtual llvm::Value *emitMath(ir::MathFn f, llvm::Value *x) = 0;
   virtual llvm::Value *emitPow(llvm::Value *a, llvm::Value *b) = 0;
+  // Warp shuffle of a 32-bit value (f32 or i32 register) with an i32 lane
+  // operand. Sema admits shuffles only in cuda kernels, so only the NVPTX
+  // context implements it; elsewhere it is an internal error.
+  virtual llvm::Value *emitShuffle(ir::ShuffleOp op, llvm::Value *value, llvm::Value *lane);
 };
 
 } // namespace tk::codegen

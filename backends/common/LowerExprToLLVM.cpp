@@ -316,6 +316,9 @@ llvm::Value *lowerExpr(CodegenContext &cg, const ir::Expr &e) {
   case ExprKind::Cast: return lowerExprAs(cg, e->args.at(0), e->type);
   case ExprKind::Load: return lowerLoad(cg, *e);
   case ExprKind::Reduce: return lowerReduce(cg, *e);
+  case ExprKind::Shuffle:
+    return cg.emitShuffle(e->shuffleOp, lowerExprAs(cg, e->args.at(0), e->type),
+                          lowerExprAs(cg, e->args.at(1), ScalarType::I32));
   }
   throw InternalError("codegen: unknown expression kind");
 }

@@ -16,6 +16,14 @@ llvm::Value *DeviceContext::blockIndex() {
   return b.CreateZExt(b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, {}, {}), b.getInt64Ty(), "bid");
 }
 
+llvm::Value *DeviceContext::linearBlockIndex() {
+  namespace I = llvm::Intrinsic;
+  auto sreg = [&](I::ID id) { return b.CreateZExt(b.CreateIntrinsic(id, {}, {}), b.getInt64Ty()); };
+  llvm::Value *rows = b.CreateAdd(sreg(I::nvvm_read_ptx_sreg_ctaid_y),
+                                  b.CreateMul(sreg(I::nvvm_read_ptx_sreg_nctaid_y), sreg(I::nvvm_read_ptx_sreg_ctaid_z)));
+  return b.CreateAdd(blockIndex(), b.CreateMul(sreg(I::nvvm_read_ptx_sreg_nctaid_x), rows), "bid");
+}
+
 void DeviceContext::emitBarrier() { b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); }
 
 llvm::Value *DeviceContext::ex2(llvm::Value *x) {
@@ -95,6 +103,25 @@ llvm::Value *DeviceContext::emitPow(llvm::Value *a, llvm::Value *x) {
   r = b.CreateSelect(b.CreateFCmpOEQ(x32, llvm::ConstantFP::get(b.getFloatTy(), 0.0)),
                      llvm::ConstantFP::get(b.getFloatTy(), 1.0), r);
   return f64 ? b.CreateFPExt(r, type) : r;
+}
+
+llvm::Value *DeviceContext::emitShuffle(ir::ShuffleOp op, llvm::Value *value, llvm::Value *lane) {
+  namespace I = llvm::Intrinsic;
+  bool f32 = value->getType()->isFloatTy();
+  if (!f32 && !value->getType()->isIntegerTy(32))
+    throw InternalError("nvptx backend: warp shuffle of a value that is not f32 or i32");
+  I::ID id = I::not_intrinsic;
+  switch (op) {
+  case ir::ShuffleOp::Xor: id = f32 ? I::nvvm_shfl_sync_bfly_f32 : I::nvvm_shfl_sync_bfly_i32; break;
+  case ir::ShuffleOp::Down: id = f32 ? I::nvvm_shfl_sync_down_f32 : I::nvvm_shfl_sync_down_i32; break;
+  case ir::ShuffleOp::Up: id = f32 ? I::nvvm_shfl_sync_up_f32 : I::nvvm_shfl_sync_up_i32; break;
+  case ir::ShuffleOp::Idx: id = f32 ? I::nvvm_shfl_sync_idx_f32 : I::nvvm_shfl_sync_idx_i32; break;
+  }
+  // The c operand packs the segment mask (0: one 32-lane segment) and the
+  // clamp lane: 31 for bfly/down/idx, 0 for up, so lanes whose source is
+  // outside the warp keep their own value (the CUDA __shfl_*_sync rule).
+  uint32_t c = op == ir::ShuffleOp::Up ? 0 : 0x1f;
+  return b.CreateIntrinsic(id, {}, {b.getInt32(0xffffffffu), value, lane, b.getInt32(c)});
 }
 
 } // namespace tk::nvptx

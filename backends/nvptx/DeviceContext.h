@@ -9,9 +9,12 @@ class DeviceContext : public codegen::CodegenContext {
 public:
   using codegen::CodegenContext::CodegenContext;
 
-  // threadIdx.x / blockIdx.x as i64 (launches are one-dimensional).
+  // threadIdx.x / blockIdx.x as i64 (blocks are one-dimensional).
   llvm::Value *threadIndex();
   llvm::Value *blockIndex();
+  // The linear block index of a grid that may use y and z:
+  // blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z), i64.
+  llvm::Value *linearBlockIndex();
   // bar.sync 0: every thread of the block waits for the others.
   void emitBarrier();
 
@@ -21,6 +24,9 @@ public:
   // polynomials. f64 arguments are computed in f32, except sqrt, rsqrt, abs.
   llvm::Value *emitMath(ir::MathFn f, llvm::Value *x) override;
   llvm::Value *emitPow(llvm::Value *a, llvm::Value *b) override;
+  // shfl.sync.{bfly,down,up,idx}.b32 over the full warp (member mask
+  // 0xffffffff: every lane must execute it, docs/gpu.md).
+  llvm::Value *emitShuffle(ir::ShuffleOp op, llvm::Value *value, llvm::Value *lane) override;
 
 private:
   llvm::Value *mathF32(ir::MathFn f, llvm::Value *x);

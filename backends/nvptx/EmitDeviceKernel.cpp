@@ -22,6 +22,32 @@ bool isOpOutput(const ir::Op &op, const ir::TensorDecl *t) {
 struct DeviceLowering {
   DeviceContext &dc;
   const KernelLaunch &launch;
+  llvm::GlobalVariable *dynamicShared = nullptr; // the extern .shared array (launch.shape.dynamicShared())
+  int64_t sharedOffset = 0;                      // next free byte in it
+
+  // A shared tensor of `bytes`: a static .shared array of its own, or the
+  // next 16-byte aligned slice of the dynamic array, in the order
+  // ir::launchShape counted them.
+  llvm::Value *sharedBuffer(const ir::TensorDecl &t, llvm::ArrayType *type, int64_t bytes) {
+    if (!launch.shape.dynamicShared()) {
+      auto *gv = new llvm::GlobalVariable(dc.mod, type, false, llvm::GlobalValue::InternalLinkage,
+                                          llvm::UndefValue::get(type), launch.kernel + "_" + t.name, nullptr,
+                                          llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+      gv->setAlignment(llvm::Align(16));
+      return gv;
+    }
+    if (!dynamicShared) {
+      auto *bytesType = llvm::ArrayType::get(dc.b.getInt8Ty(), 0);
+      dynamicShared = new llvm::GlobalVariable(dc.mod, bytesType, false, llvm::GlobalValue::ExternalLinkage, nullptr,
+                                               launch.kernel + "_dynamic_shared", nullptr,
+                                               llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+      dynamicShared->setAlignment(llvm::Align(16));
+    }
+    llvm::Value *p = dc.b.CreateConstInBoundsGEP1_64(dc.b.getInt8Ty(), dynamicShared, static_cast<uint64_t>(sharedOffset),
+                                                     t.name + ".shared");
+    sharedOffset += (bytes + 15) / 16 * 16;
+    return p;
+  }
 
   void lowerWorkerLoop(const LStmt &s) {
     bool warps = s.worker == ir::WorkerKind::Warps;
@@ -68,14 +94,9 @@ struct DeviceLowering {
     auto *type = llvm::ArrayType::get(dc.memType(t.dtype), std::max<int64_t>(count, 1));
     llvm::Value *ptr;
     switch (t.scope) {
-    case ir::Scope::Shared: {
-      auto *gv = new llvm::GlobalVariable(dc.mod, type, false, llvm::GlobalValue::InternalLinkage,
-                                          llvm::UndefValue::get(type), launch.kernel + "_" + t.name, nullptr,
-                                          llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
-      gv->setAlignment(llvm::Align(16));
-      ptr = gv;
+    case ir::Scope::Shared:
+      ptr = sharedBuffer(t, type, std::max<int64_t>(count, 0) * ir::scalarTypeBytes(t.dtype));
       break;
-    }
     case ir::Scope::Register:
     case ir::Scope::Local: ptr = dc.entryAlloca(type, t.name); break;
     default:
@@ -153,10 +174,21 @@ void emitDeviceKernel(DeviceContext &dc, const ir::LoweredFunc &f, const KernelL
 
   DeviceLowering lowering{dc, l};
   const LStmt &loop = *l.loop;
-  dc.pushScope();
-  dc.bind(loop.var, {b.CreateAdd(codegen::lowerExprAs(dc, loop.min, ScalarType::I64), dc.blockIndex()), ScalarType::I64});
-  lowering.lower(loop.body);
-  dc.popScope();
+  auto body = [&](llvm::Value *bid) {
+    dc.pushScope();
+    dc.bind(loop.var, {b.CreateAdd(codegen::lowerExprAs(dc, loop.min, ScalarType::I64), bid), ScalarType::I64});
+    lowering.lower(loop.body);
+    dc.popScope();
+  };
+  if (!l.multiDimGrid) {
+    body(dc.blockIndex());
+  } else {
+    // Every thread of a block has the same index, so the guard keeps
+    // barriers uniform.
+    llvm::Value *bid = dc.linearBlockIndex();
+    codegen::emitGuarded(dc, b.CreateICmpULT(bid, codegen::lowerExprAs(dc, loop.extent, ScalarType::I64)), "block",
+                         [&] { body(bid); });
+  }
   b.CreateRetVoid();
   dc.frames.pop_back();
 }

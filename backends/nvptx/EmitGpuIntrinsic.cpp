@@ -132,6 +132,23 @@ void emitCpAsync(DeviceContext &dc, const ir::LStmt &s) {
   b.SetInsertPoint(done);
 }
 
+// target += value as one relaxed atomic read-modify-write (CUDA's
+// atomicAdd): atom/red.add.f32 or .s32 on global or shared memory (LLVM
+// infers the state space from the buffer). An out-of-range element of an op
+// tensor is skipped, as a predicated store is (PredicateAccesses set pred).
+void emitAtomicAdd(DeviceContext &dc, const ir::LStmt &s) {
+  const ir::Expr &target = s.operands[0];
+  ir::ScalarType t = target->tensor->dtype;
+  auto emit = [&] {
+    llvm::Value *v = codegen::lowerExprAs(dc, s.operands[1], t);
+    auto op = ir::isFloat(t) ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add;
+    dc.b.CreateAtomicRMW(op, address(dc, target), v, llvm::MaybeAlign(ir::scalarTypeBytes(t)),
+                         llvm::AtomicOrdering::Monotonic);
+  };
+  if (s.pred) codegen::emitGuarded(dc, codegen::lowerExprAs(dc, s.pred, ir::ScalarType::Bool), "atomic", emit);
+  else emit();
+}
+
 } // namespace
 
 void emitGpuIntrinsic(DeviceContext &dc, const ir::LStmt &s) {
@@ -144,6 +161,7 @@ void emitGpuIntrinsic(DeviceContext &dc, const ir::LStmt &s) {
   case ir::GpuIntrinsic::CpAsyncWait:
     call(dc, llvm::Intrinsic::nvvm_cp_async_wait_group, {dc.b.getInt32(static_cast<uint32_t>(s.operands[0]->intValue))});
     return;
+  case ir::GpuIntrinsic::AtomicAdd: return emitAtomicAdd(dc, s);
   }
   throw InternalError("nvptx backend: unknown GPU statement");
 }

@@ -93,10 +93,12 @@ struct HostEmitter {
     llvm::Value *grid = codegen::lowerExprAs(cg, loop.extent, ScalarType::I64);
     auto *name = privateGlobal(llvm::ConstantDataArray::getString(cg.ctx, l.kernel), l.kernel + ".name", true);
     auto *fnCache = privateGlobal(llvm::ConstantPointerNull::get(b.getPtrTy()), l.kernel + ".function", false);
+    int64_t dynamicShared = l.shape.dynamicShared() ? l.shape.sharedBytes : 0;
     llvm::Value *status = b.CreateCall(
-        runtime("tkrt_cuda_launch", {b.getPtrTy(), b.getPtrTy(), b.getPtrTy(), b.getPtrTy(), b.getInt64Ty(),
-                                     b.getInt32Ty(), b.getPtrTy(), b.getPtrTy()}),
-        {moduleCache, ptx, fnCache, name, grid, b.getInt32(static_cast<uint32_t>(l.shape.threads)), args, stream});
+        runtime("tkrt_cuda_launch_kernel", {b.getPtrTy(), b.getPtrTy(), b.getPtrTy(), b.getPtrTy(), b.getInt64Ty(),
+                                            b.getInt32Ty(), b.getInt32Ty(), b.getPtrTy(), b.getPtrTy()}),
+        {moduleCache, ptx, fnCache, name, grid, b.getInt32(static_cast<uint32_t>(l.shape.threads)),
+         b.getInt32(static_cast<uint32_t>(dynamicShared)), args, stream});
     exitOnFailure(status, l.kernel);
   }
 

@@ -11,7 +11,7 @@ namespace tk::nvptx {
 // (tensors as device pointers) plus a trailing `void *stream`, runs the
 // function's Checks, allocates host-level global tensors in device memory
 // (tkrt_cuda_alloc, freed after the last launch), and launches each kernel
-// with tkrt_cuda_launch; the first non-zero status is returned after
+// with tkrt_cuda_launch_kernel; the first non-zero status is returned after
 // freeing what was allocated. Returns the ELF object bytes.
 std::string emitHostObject(const std::vector<ir::LoweredFunc> &funcs,
                            const std::vector<std::vector<KernelLaunch>> &launches, const std::string &ptx,

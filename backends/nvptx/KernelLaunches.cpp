@@ -34,6 +34,9 @@ struct Collector {
       if (s.kind == LStmt::Kind::Store && std::find(l.tensors.begin(), l.tensors.end(), s.tensor.get()) == l.tensors.end())
         l.tensors.push_back(s.tensor.get());
     });
+    int64_t blocks = 0;
+    l.multiDimGrid = !ir::isConstInt(l.loop->extent, &blocks) || blocks > 0x7fffffff;
+    if (l.multiDimGrid) expr(l.loop->extent);
     std::erase_if(l.tensors, [&](const ir::TensorDecl *t) { return allocated.count(t) > 0; });
     for (const ir::TensorDecl *t : l.tensors)
       for (const ir::Expr &d : t->shape) expr(d);

@@ -20,6 +20,10 @@ struct KernelLaunch {
   // storage form (f16/bf16 as 16-bit patterns, bool as a byte).
   std::vector<const ir::TensorDecl *> tensors;
   std::vector<std::string> scalars;
+  // The block count is not a constant below 2^31: the launcher may spread
+  // it over gridDim.y/z, so the kernel linearizes blockIdx and skips the
+  // blocks past the count (whose symbols are then among `scalars`).
+  bool multiDimGrid = false;
 };
 
 // Every launch of `f`, in execution order. Throws InternalError when the

@@ -31,6 +31,7 @@ public:
   llvm::Value *emitCheckedMalloc(llvm::Value *bytes, const std::string &name);
   void emitFree(llvm::Value *ptr);
 
+  // f32 exp: inline polynomial (EmitVectorMath.h) so loops vectorize; other
   // exp log sqrt abs pow: LLVM intrinsics (inline code or libm); tanh and
   // erf: libm calls (users link -lm).
   llvm::Value *emitMath(ir::MathFn f, llvm::Value *x) override;

@@ -5,6 +5,7 @@
 #include <llvm/IR/Intrinsics.h>
 
 #include <algorithm>
+#include <functional>
 
 namespace tk::x86 {
 
@@ -16,7 +17,26 @@ using ir::ScalarType;
 
 int vectorRegisterCount(const CpuTarget &target) { return target.vectorBits >= 512 ? 32 : 16; }
 
-static constexpr int64_t kMaxRows = 4;
+// Each row's broadcast operand is a separate strided stream with its own
+// address register; beyond kMaxRows rows the general-purpose registers
+// spill before the vector registers run out. Rows whose broadcasts are
+// adjacent elements (a packed panel, T[.., r] += P[.., k, r] * ..) share one
+// address register, so up to kMaxPackedRows of them fit; that is used for
+// nests with several reduction loops (ConstructConvolution's 6-row tiles)
+// only, so single-loop contractions (matmul, whose panel heights
+// ConstructSchedule chooses against the 4-row blocks) keep their blocks.
+static constexpr int64_t kMaxRows = 4, kMaxPackedRows = 6;
+// Lane masks of one block's vector operand kept live across a loop (AVX-512
+// has k1..k7).
+static constexpr int64_t kMaxMaskedVectors = 7;
+
+static bool broadcastRowsAdjacent(const ContractionNest &nest) {
+  if (!nest.rowLoop || nest.kLoops.size() < 2) return false;
+  const std::vector<Expr> &idx = nest.bcast->args;
+  const std::string &r = nest.rowLoop->var;
+  if (nest.bcast->pred || idx.empty() || !unitStrideIn(idx.back(), r)) return false;
+  return std::none_of(idx.begin(), idx.end() - 1, [&](const Expr &i) { return mentionsVar(i, r); });
+}
 
 RegisterTile chooseRegisterTile(const ContractionNest &nest, const CpuTarget &target) {
   RegisterTile t;
@@ -28,16 +48,37 @@ RegisterTile chooseRegisterTile(const ContractionNest &nest, const CpuTarget &ta
   // One row: the accumulators, the broadcast and one operand in flight (the
   // vector operand can be an FMA memory operand). Several rows share each
   // loaded vector operand, so those stay live too.
-  // Each row's broadcast operand is a separate strided stream with its own
-  // address register; beyond kMaxRows rows the general-purpose registers
-  // spill before the vector registers run out.
   t.vectorsPerRow = std::min(needed, regs - 2);
   int64_t fit = std::max<int64_t>(1, (regs - 1 - t.vectorsPerRow) / t.vectorsPerRow);
-  t.rowsPerBlock = nest.rows == 1 ? 1 : std::min({nest.rows, fit, kMaxRows});
+  int64_t maxRows = broadcastRowsAdjacent(nest) ? kMaxPackedRows : kMaxRows;
+  t.rowsPerBlock = nest.rows == 1 ? 1 : std::min({nest.rows, fit, maxRows});
   return t;
 }
 
 namespace {
+
+// The conjuncts of `pred` that mention `var` and those that do not (null:
+// none), in their original order.
+std::pair<Expr, Expr> splitGuard(const Expr &pred, const std::string &var) {
+  std::vector<Expr> terms, stack{pred};
+  while (!stack.empty()) {
+    Expr e = stack.back();
+    stack.pop_back();
+    if (!e) continue;
+    if (e->kind == ExprKind::Binary && e->binOp == BinOp::And) {
+      stack.push_back(e->args[1]);
+      stack.push_back(e->args[0]);
+    } else {
+      terms.push_back(e);
+    }
+  }
+  Expr with, without;
+  for (const Expr &t : terms) {
+    Expr &side = mentionsVar(t, var) ? with : without;
+    side = side ? ir::binary(BinOp::And, side, t) : t;
+  }
+  return {with, without};
+}
 
 struct TileEmitter {
   CodegenContext &cg;
@@ -111,14 +152,20 @@ struct TileEmitter {
     cg.popScope();
   }
 
-  // The reduction loop for vectors [v0, v1) of the block's rows. `inRange`:
-  // every operand access is known to be in range, so loads are plain
-  // (unguarded, unmasked) and the loop body is one basic block.
+  // The innermost reduction loop for vectors [v0, v1) of the block's rows.
+  // `inRange`: every operand access is known to be in range, so loads are
+  // plain (unguarded, unmasked) and the loop body is one basic block.
+  // `masks` (when non-null): the vector operand's lane masks, one per
+  // vector, computed before the loop from the guard terms that do not
+  // change in it; `loopGuard` holds the others (null: none), evaluated per
+  // iteration (a blocked channel's `c + cb*kc < C`, which LLVM usually
+  // proves from the loop bound).
   template <typename RowValue>
   void reductionLoop(int64_t rows, RowValue rowValue, llvm::Value *j0, int64_t v0, int64_t v1,
                      const std::vector<llvm::Value *> &tail, const std::vector<llvm::AllocaInst *> &acc,
-                     int64_t vectors, bool inRange) {
-    const ir::LStmt &k = *n.kLoop;
+                     int64_t vectors, bool inRange, const std::vector<llvm::Value *> *masks = nullptr,
+                     const Expr &loopGuard = nullptr) {
+    const ir::LStmt &k = *n.kLoops.back();
     ScalarType dtype = n.store->tensor->dtype;
     llvm::Value *kBegin = lowerExprAs(cg, k.min, ScalarType::I64);
     llvm::Value *kEnd = b().CreateAdd(kBegin, lowerExprAs(cg, k.extent, ScalarType::I64));
@@ -138,8 +185,12 @@ struct TileEmitter {
           llvm::Value *y = vecPerRow ? nullptr : shared[v];
           if (!y)
             at(rowValue(r), j0, v, [&] {
-              y = inRange ? b().CreateAlignedLoad(vecTy, address(*n.vec->tensor, n.vec->args), align)
-                          : maskedLoad(n.vec, tail[v]);
+              if (inRange) y = b().CreateAlignedLoad(vecTy, address(*n.vec->tensor, n.vec->args), align);
+              else if (masks)
+                y = b().CreateMaskedLoad(vecTy, address(*n.vec->tensor, n.vec->args), align,
+                                         loopGuard ? b().CreateAnd((*masks)[v], laneMask(loopGuard)) : (*masks)[v],
+                                         padOf(n.vec));
+              else y = maskedLoad(n.vec, tail[v]);
             });
           if (!vecPerRow) shared[v] = y;
           llvm::AllocaInst *slot = acc[r * vectors + v];
@@ -174,29 +225,9 @@ struct TileEmitter {
         });
       }
 
-    // Unswitching: when every guard of the operands ignores k, one test
-    // before the loop shows whether the whole block is in range; such blocks
-    // (all but the ragged edges) run a loop of plain loads without branches.
-    // Edge blocks run one vector column at a time, so that their lane masks
-    // (k registers, or vector registers before AVX-512) stay few.
-    const std::string &k = n.kLoop->var;
-    bool vecPerRow = n.rowLoop && mentionsVar(n.vec, n.rowLoop->var);
-    auto edge = [&] {
-      for (int64_t v = 0; v < vectors; ++v) reductionLoop(rows, rowValue, j0, v, v + 1, tail, acc, vectors, false);
-    };
-    if (mentionsVar(n.bcast->pred, k) || mentionsVar(n.vec->pred, k)) {
-      edge();
-    } else {
-      llvm::Value *inRange = b().getTrue();
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t v = 0; v < vectors; ++v)
-          at(rowValue(r), j0, v, [&] {
-            if (v == 0 && n.bcast->pred) inRange = b().CreateAnd(inRange, lowerExprAs(cg, n.bcast->pred, ScalarType::Bool));
-            if (r == 0 || vecPerRow)
-              inRange = b().CreateAnd(inRange, b().CreateAndReduce(b().CreateAnd(tail[v], laneMask(n.vec->pred))));
-          });
-      emitIfElse(inRange, [&] { reductionLoop(rows, rowValue, j0, 0, vectors, tail, acc, vectors, true); }, edge);
-    }
+    // The outer reduction loops (a convolution's window) just run; the
+    // accumulators stay in registers across them.
+    withOuterReductionLoops(0, [&] { innermost(rows, rowValue, j0, tail, acc, vectors); });
 
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t v = 0; v < vectors; ++v)
@@ -204,6 +235,66 @@ struct TileEmitter {
           llvm::Value *mask = b().CreateAnd(tail[v], laneMask(st.pred));
           b().CreateMaskedStore(b().CreateLoad(vecTy, acc[r * vectors + v]), address(*st.tensor, st.indices), align, mask);
         });
+  }
+
+  // Runs `fn` inside the reduction loops kLoops[level .. size - 2], each
+  // variable bound in `cg`.
+  void withOuterReductionLoops(size_t level, const std::function<void()> &fn) {
+    if (level + 1 >= n.kLoops.size()) return fn();
+    const ir::LStmt &k = *n.kLoops[level];
+    llvm::Value *begin = lowerExprAs(cg, k.min, ScalarType::I64);
+    llvm::Value *end = b().CreateAdd(begin, lowerExprAs(cg, k.extent, ScalarType::I64));
+    llvm::Metadata *noUnroll = llvm::MDNode::get(cg.ctx, {llvm::MDString::get(cg.ctx, "llvm.loop.unroll.disable")});
+    cg.emitLoop(begin, end, k.var, {noUnroll}, [&](llvm::Value *kv) {
+      cg.pushScope();
+      cg.bind(k.var, {kv, ScalarType::I64});
+      withOuterReductionLoops(level + 1, fn);
+      cg.popScope();
+    });
+  }
+
+  // The innermost reduction loop of one block. Unswitching: when every guard
+  // of the operands ignores its variable, one test before the loop shows
+  // whether the whole block is in range; such blocks (all but the ragged
+  // edges) run a loop of plain loads without branches. Edge blocks run one
+  // vector column at a time, so that their lane masks (k registers, or
+  // vector registers before AVX-512) stay few — except under outer
+  // reduction loops with AVX-512: there the guards change with the outer
+  // variables (a convolution's padding), nearly every block is an edge at
+  // some window position, and the whole block runs with its masks (at most
+  // kMaxMaskedVectors, in k registers) computed before the loop; guard
+  // terms of the vector operand that do mention the innermost variable are
+  // then applied per iteration.
+  template <typename RowValue>
+  void innermost(int64_t rows, RowValue rowValue, llvm::Value *j0, const std::vector<llvm::Value *> &tail,
+                 const std::vector<llvm::AllocaInst *> &acc, int64_t vectors) {
+    const std::string &k = n.kLoops.back()->var;
+    bool vecPerRow = n.rowLoop && mentionsVar(n.vec, n.rowLoop->var);
+    auto edge = [&] {
+      for (int64_t v = 0; v < vectors; ++v) reductionLoop(rows, rowValue, j0, v, v + 1, tail, acc, vectors, false);
+    };
+    bool maskedBlock = n.kLoops.size() > 1 && vectorRegisterCount(cg.target) == 32 && !vecPerRow &&
+                       vectors <= kMaxMaskedVectors && !mentionsVar(n.bcast->pred, k);
+    bool kGuarded = mentionsVar(n.bcast->pred, k) || mentionsVar(n.vec->pred, k);
+    if (kGuarded && !maskedBlock) return edge();
+    auto [loopGuard, fixedGuard] = splitGuard(n.vec->pred, k);
+    llvm::Value *inRange = b().getTrue();
+    std::vector<llvm::Value *> masks(vectors, nullptr);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t v = 0; v < vectors; ++v)
+        at(rowValue(r), j0, v, [&] {
+          if (v == 0 && n.bcast->pred) inRange = b().CreateAnd(inRange, lowerExprAs(cg, n.bcast->pred, ScalarType::Bool));
+          if (r == 0 || vecPerRow) {
+            masks[v] = b().CreateAnd(tail[v], laneMask(fixedGuard));
+            inRange = b().CreateAnd(inRange, b().CreateAndReduce(masks[v]));
+          }
+        });
+    auto masked = [&] { reductionLoop(rows, rowValue, j0, 0, vectors, tail, acc, vectors, false, &masks, loopGuard); };
+    if (kGuarded) return masked();
+    emitIfElse(inRange, [&] { reductionLoop(rows, rowValue, j0, 0, vectors, tail, acc, vectors, true); }, [&] {
+      if (maskedBlock) masked();
+      else edge();
+    });
   }
 
   template <typename Then, typename Else> void emitIfElse(llvm::Value *cond, Then thenFn, Else elseFn) {

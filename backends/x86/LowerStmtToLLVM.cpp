@@ -4,6 +4,7 @@
 #include "backends/common/LowerExprToLLVM.h"
 #include "backends/x86/EmitRegisterTile.h"
 #include "backends/x86/OutlineParallelLoops.h"
+#include "backends/x86/ReassociableSum.h"
 #include "backends/x86/VectorReduction.h"
 
 namespace tk::x86 {
@@ -63,6 +64,10 @@ static void lowerFor(CodegenContext &cg, const LStmt &s) {
   }
   if (auto red = matchVectorReduction(s)) {
     emitVectorReduction(cg, *red);
+    return;
+  }
+  if (const LStmt *sum = matchReassociableSum(s)) {
+    emitReassociableSum(cg, s, *sum);
     return;
   }
   llvm::Value *begin = lowerExprAs(cg, s.min, ScalarType::I64);

@@ -100,38 +100,52 @@ std::optional<ContractionNest> matchContraction(const LStmt &kLoop, std::string 
     m.fail("not a serial loop");
     return std::nullopt;
   }
-  const std::string &k = kLoop.var;
-  const LStmt *inner = single(kLoop.body);
-  if (!inner || inner->kind != LStmt::Kind::For) {
+  // The perfect nest under kLoop: reduction loops, then an optional row
+  // loop (one the accumulated element moves with), then the vector loop.
+  std::vector<const LStmt *> chain{&kLoop};
+  const LStmt *next = single(kLoop.body);
+  while (next && next->kind == LStmt::Kind::For) {
+    chain.push_back(next);
+    next = single(next->body);
+  }
+  if (chain.size() < 2) {
     m.fail("the reduction loop does not hold exactly one loop");
-    return std::nullopt;
-  }
-  const LStmt *next = single(inner->body);
-  if (next && next->kind == LStmt::Kind::For) {
-    if (!ir::isConstInt(inner->extent, &n.rows) || n.rows < 1 || n.rows > 64) {
-      m.fail("the row loop's extent is not a constant in [1, 64]");
-      return std::nullopt;
-    }
-    n.rowLoop = inner;
-    inner = next;
-    next = single(inner->body);
-  }
-  n.vecLoop = inner;
-  if (inner->forKind != ir::ForKind::Serial && inner->forKind != ir::ForKind::Vectorized) {
-    m.fail("the innermost loop is neither serial nor vectorized");
-    return std::nullopt;
-  }
-  for (const LStmt *l : {n.rowLoop, n.vecLoop})
-    if (l && (mentionsVar(l->min, k) || mentionsVar(l->extent, k))) {
-      m.fail("inner loop bounds depend on the reduction variable");
-      return std::nullopt;
-    }
-  if (n.rowLoop && (mentionsVar(n.vecLoop->min, n.rowLoop->var) || mentionsVar(n.vecLoop->extent, n.rowLoop->var))) {
-    m.fail("the innermost loop's bounds depend on the row variable");
     return std::nullopt;
   }
   if (!next || next->kind != LStmt::Kind::Store) {
     m.fail("the innermost loop body is not a single store");
+    return std::nullopt;
+  }
+  n.vecLoop = chain.back();
+  chain.pop_back();
+  const LStmt *candidate = chain.size() >= 2 ? chain.back() : nullptr;
+  if (candidate && std::any_of(next->indices.begin(), next->indices.end(),
+                               [&](const Expr &i) { return mentionsVar(i, candidate->var); })) {
+    if (!ir::isConstInt(candidate->extent, &n.rows) || n.rows < 1 || n.rows > 64) {
+      m.fail("the row loop's extent is not a constant in [1, 64]");
+      return std::nullopt;
+    }
+    n.rowLoop = candidate;
+    chain.pop_back();
+  }
+  n.kLoops = chain;
+  if (n.vecLoop->forKind != ir::ForKind::Serial && n.vecLoop->forKind != ir::ForKind::Vectorized) {
+    m.fail("the innermost loop is neither serial nor vectorized");
+    return std::nullopt;
+  }
+  for (const LStmt *k : n.kLoops) {
+    if (k->forKind != ir::ForKind::Serial) {
+      m.fail("a reduction loop is not serial");
+      return std::nullopt;
+    }
+    for (const LStmt *l : {n.rowLoop, n.vecLoop})
+      if (l && (mentionsVar(l->min, k->var) || mentionsVar(l->extent, k->var))) {
+        m.fail("inner loop bounds depend on the reduction variable");
+        return std::nullopt;
+      }
+  }
+  if (n.rowLoop && (mentionsVar(n.vecLoop->min, n.rowLoop->var) || mentionsVar(n.vecLoop->extent, n.rowLoop->var))) {
+    m.fail("the innermost loop's bounds depend on the row variable");
     return std::nullopt;
   }
   n.store = next;
@@ -164,19 +178,18 @@ std::optional<ContractionNest> matchContraction(const LStmt &kLoop, std::string 
     m.fail("the accumulator is read under another guard than it is written");
     return std::nullopt;
   }
-  for (const Expr &i : next->indices)
-    if (mentionsVar(i, k)) {
-      m.fail("the accumulated element moves with the reduction variable");
-      return std::nullopt;
-    }
-  // Each row keeps its own accumulators: rows that share an element (a
-  // second reduction loop in the row position) would lose all but one sum.
-  if (n.rowLoop && std::none_of(next->indices.begin(), next->indices.end(),
-                                [&](const Expr &i) { return mentionsVar(i, n.rowLoop->var); })) {
-    m.fail("the accumulated element does not move with the row variable");
-    return std::nullopt;
-  }
-  if ((next->pred && mentionsVar(next->pred, k)) || !m.unitStrideAccess(next->indices, j) ||
+  // A loop the accumulated element does not move with is a reduction
+  // loop (each row keeps its own accumulators), so every element stays in
+  // one register across all of them.
+  for (const LStmt *k : n.kLoops)
+    for (const Expr &i : next->indices)
+      if (mentionsVar(i, k->var)) {
+        m.fail("the accumulated element moves with the reduction variable");
+        return std::nullopt;
+      }
+  bool predMovesWithK = std::any_of(n.kLoops.begin(), n.kLoops.end(),
+                                    [&](const LStmt *k) { return next->pred && mentionsVar(next->pred, k->var); });
+  if (predMovesWithK || !m.unitStrideAccess(next->indices, j) ||
       !laneMaskable(next->pred, j)) {
     m.fail("the accumulator is not contiguous along the innermost loop");
     return std::nullopt;

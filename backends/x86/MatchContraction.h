@@ -1,12 +1,13 @@
 // Recognises contraction loop nests in loop IR — the shape that register
 // blocking (EmitRegisterTile.h) turns into vector FMAs:
 //
-//   for k in ..                      (serial: the reduction loop)
+//   for k in ..                      (serial: the reduction loop(s); a perfect
+//     [for k2 ..] ..                  nest of several, e.g. a convolution's r, s, c)
 //     [for r in 0..R]                (optional, constant extent: tile rows)
 //       for j in ..                  (the unit-stride dimension)
 //         T[.., j] = T[.., j] + X * Y
 //
-// where T's element does not move with k, one operand (the broadcast) does
+// where T's element does not move with any k, one operand (the broadcast) does
 // not depend on j and the other (the vector operand) walks memory with unit
 // stride along j. This covers accumulating default schedules
 // (`C[i, j] += A[i, k] * B[k, j]`) and user kernels with `register`
@@ -17,11 +18,13 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tk::x86 {
 
 struct ContractionNest {
-  const ir::LStmt *kLoop = nullptr;   // the reduction loop
+  const ir::LStmt *kLoop = nullptr;   // the outermost reduction loop (the nest's root)
+  std::vector<const ir::LStmt *> kLoops; // all reduction loops, outermost first (kLoops[0] == kLoop)
   const ir::LStmt *rowLoop = nullptr; // optional constant-extent loop inside it
   int64_t rows = 1;                   // rowLoop's extent (1 without one)
   const ir::LStmt *vecLoop = nullptr; // innermost loop, vectorized along its variable

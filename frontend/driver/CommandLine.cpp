@@ -154,13 +154,13 @@ std::optional<DriverOptions> parseCommandLine(const std::vector<std::string> &ar
     }
     else if (startsWith(a, "--rank=")) {
       v = a.substr(7);
-      if (v == "model" || v == "measure") {
-        *error = "--rank=" + v + " is not available in this build (" +
-                 (v == "model" ? "reserved for the learned cost model" : "measuring candidates is not implemented yet") +
-                 "); the default --rank=roofline ranks by the analytical estimate";
+      if (v == "model") {
+        *error = "--rank=model is not available in this build (reserved for the learned cost model); "
+                 "--rank=roofline (the default) ranks by the analytical estimate, --rank=measure by timing";
         return std::nullopt;
       }
-      if (v != "roofline") {
+      if (v == "roofline" || v == "measure") o.rank = v;
+      else {
         *error = "invalid value '" + v + "' for --rank (expected roofline, measure or model)";
         return std::nullopt;
       }
@@ -251,11 +251,13 @@ Input:
 Construction optimizer (fills '?' holes, docs/construct.md):
   --hw=FILE|NAME          hardware description (docs/hardware.md): a .hw file, or a
                           name in <stdlib>/targets (zen5-2c, h100, ...); default: host
-  --shape-hint=SYM=N      assume shape symbol SYM = N while constructing (default 1024)
+  --shape-hint=SYM=N      assume shape symbol SYM = N while constructing (default 1024,
+                          3 for a window extent such as conv2d's R and S)
   --tuning-records=FILE   apply the schedules `tkc tune` recorded (docs/looptune.md)
   --construct-trace       print the construction path on stdout
-  --rank=roofline         rank candidates by the analytical estimate (the default;
-                          measure and model are reserved)
+  --rank=roofline         rank candidates by the analytical estimate (the default)
+  --rank=measure          compile and time the best candidates on this CPU, keep
+                          the fastest (CPU targets only; model is reserved)
   --schedule=construct    ops without a kernel that are contractions (matmul, bmm)
                           get a packed, cache-blocked kernel sized for --hw (default)
   --schedule=default      keep the plain default schedule for them

@@ -33,6 +33,7 @@ struct DriverOptions {
   bool constructTrace = false;
   bool constructContractions = true; // --schedule=construct (default) | default
   std::vector<std::pair<std::string, int64_t>> shapeHints; // --shape-hint=SYM=VALUE
+  std::string rank = "roofline"; // --rank=roofline | measure
   // LoopTune (docs/looptune.md).
   bool tune = false;            // `tkc tune FILE`: write tuning records instead of code
   std::string tuningRecords;    // --tuning-records=FILE: apply recorded schedules

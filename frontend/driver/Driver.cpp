@@ -7,6 +7,7 @@
 #include "frontend/driver/CommandLine.h"
 #include "frontend/driver/Depfile.h"
 #include "frontend/driver/Hardware.h"
+#include "frontend/driver/MeasureCandidates.h"
 #include "frontend/driver/OutputFile.h"
 #include "frontend/driver/Tune.h"
 #include "scheduler/Pipeline.h"
@@ -129,6 +130,7 @@ std::optional<std::string> compile(const DriverOptions &o, const CpuTarget &targ
   po.target.family = fo.target;
   auto construct = constructOptions(o, stdlib, sm, diags, o.constructTrace ? &std::cout : nullptr);
   if (!construct) return std::nullopt;
+  if (o.rank == "measure") construct->measure = measureCandidates(target, construct->shapes);
   po.construct = &*construct;
   po.constructContractions = o.constructContractions;
   if (o.emit == EmitKind::Mapping) {
@@ -185,6 +187,9 @@ int run(const std::vector<std::string> &rawArgs, const std::string &exePath) {
     cuda = resolveCudaTarget(o.target, &error);
     if (!cuda) throw UsageError{error};
     if (o.emit == EmitKind::Asm) throw UsageError{"--emit=asm is for CPU targets; use --emit=ptx for " + o.target};
+    if (o.rank == "measure")
+      throw UsageError{"--rank=measure times candidates on this CPU; ranking " + o.target +
+                       " kernels by measurement needs a GPU run, which tkc does not do: use --rank=roofline"};
   } else if (o.emit == EmitKind::Ptx) {
     throw UsageError{"--emit=ptx needs a cuda target (--target=cuda-sm_80, cuda-sm_90, cuda-sm_90a or cuda)"};
   }

@@ -42,24 +42,59 @@ std::unique_ptr<llvm::orc::LLJIT> makeJit() {
   return std::move(*jit);
 }
 
-int64_t elements(const ir::TensorDecl &t) {
+using Values = std::vector<std::pair<std::string, ir::Expr>>;
+
+int64_t elements(const ir::TensorDecl &t, const Values &values) {
   int64_t n = 1;
   for (const ir::Expr &e : t.shape) {
-    ir::Expr s = ir::simplify(e);
+    ir::Expr s = ir::simplify(ir::substitute(e, values));
     if (s->kind != ir::ExprKind::IntImm) throw InternalError("looptune jit: non-constant shape of " + t.name);
-    n *= s->intValue;
+    n *= std::max<int64_t>(s->intValue, 0);
   }
   return n;
 }
 
-using P = void *;
-int callWith(void *fn, std::vector<std::vector<float>> &b) {
-  switch (b.size()) {
-  case 1: return reinterpret_cast<int (*)(P)>(fn)(b[0].data());
-  case 2: return reinterpret_cast<int (*)(P, P)>(fn)(b[0].data(), b[1].data());
-  case 3: return reinterpret_cast<int (*)(P, P, P)>(fn)(b[0].data(), b[1].data(), b[2].data());
-  case 4: return reinterpret_cast<int (*)(P, P, P, P)>(fn)(b[0].data(), b[1].data(), b[2].data(), b[3].data());
-  default: throw InternalError("looptune jit: functions with more than 4 tensors are not measured");
+// Pointers and int64 values are both passed in integer registers (and
+// 8-byte stack slots) by the x86-64 System V convention, so every ABI
+// signature of f32 tensors and integer scalars is called as one of these.
+using A = uintptr_t;
+int callWith(void *fn, const std::vector<A> &a) {
+  switch (a.size()) {
+#define TK_ARGS_1 a[0]
+#define TK_ARGS_2 TK_ARGS_1, a[1]
+#define TK_ARGS_3 TK_ARGS_2, a[2]
+#define TK_ARGS_4 TK_ARGS_3, a[3]
+#define TK_ARGS_5 TK_ARGS_4, a[4]
+#define TK_ARGS_6 TK_ARGS_5, a[5]
+#define TK_ARGS_7 TK_ARGS_6, a[6]
+#define TK_ARGS_8 TK_ARGS_7, a[7]
+#define TK_ARGS_9 TK_ARGS_8, a[8]
+#define TK_ARGS_10 TK_ARGS_9, a[9]
+#define TK_ARGS_11 TK_ARGS_10, a[10]
+#define TK_ARGS_12 TK_ARGS_11, a[11]
+#define TK_ARGS_13 TK_ARGS_12, a[12]
+#define TK_ARGS_14 TK_ARGS_13, a[13]
+#define TK_ARGS_15 TK_ARGS_14, a[14]
+#define TK_ARGS_16 TK_ARGS_15, a[15]
+#define TK_CALL(n, ...) case n: return reinterpret_cast<int (*)(__VA_ARGS__)>(fn)(TK_ARGS_##n);
+    TK_CALL(1, A)
+    TK_CALL(2, A, A)
+    TK_CALL(3, A, A, A)
+    TK_CALL(4, A, A, A, A)
+    TK_CALL(5, A, A, A, A, A)
+    TK_CALL(6, A, A, A, A, A, A)
+    TK_CALL(7, A, A, A, A, A, A, A)
+    TK_CALL(8, A, A, A, A, A, A, A, A)
+    TK_CALL(9, A, A, A, A, A, A, A, A, A)
+    TK_CALL(10, A, A, A, A, A, A, A, A, A, A)
+    TK_CALL(11, A, A, A, A, A, A, A, A, A, A, A)
+    TK_CALL(12, A, A, A, A, A, A, A, A, A, A, A, A)
+    TK_CALL(13, A, A, A, A, A, A, A, A, A, A, A, A, A)
+    TK_CALL(14, A, A, A, A, A, A, A, A, A, A, A, A, A, A)
+    TK_CALL(15, A, A, A, A, A, A, A, A, A, A, A, A, A, A, A)
+    TK_CALL(16, A, A, A, A, A, A, A, A, A, A, A, A, A, A, A, A)
+#undef TK_CALL
+  default: throw InternalError("looptune jit: functions with more than 16 arguments are not measured");
   }
 }
 
@@ -69,22 +104,37 @@ struct JitKernel::Impl {
   std::unique_ptr<llvm::orc::LLJIT> jit;
 };
 
-JitKernel::JitKernel(const ir::LoweredFunc &f, const CpuTarget &target) : impl_(std::make_unique<Impl>()) {
+JitKernel::JitKernel(const ir::LoweredFunc &f, const CpuTarget &target, const std::map<std::string, int64_t> &values)
+    : impl_(std::make_unique<Impl>()) {
+  auto valueOf = [&](const std::string &name) {
+    auto it = values.find(name);
+    if (it == values.end()) throw InternalError("looptune jit: no value for " + name + " of " + f.name);
+    return it->second;
+  };
+  Values subst;
+  for (const ir::Param &p : f.op->inputs)
+    if (p.isScalar()) {
+      if (!ir::isInteger(p.type)) throw InternalError("looptune jit: non-integer scalar parameter " + p.name);
+      subst.push_back({p.name, ir::intImm(valueOf(p.name))});
+    }
+  for (const std::string &s : f.op->symbols) subst.push_back({s, ir::intImm(valueOf(s))});
   std::vector<ir::TensorPtr> tensors;
-  for (const ir::Param &p : f.op->inputs) {
-    if (p.isScalar()) throw InternalError("looptune jit: scalar parameter " + p.name);
-    tensors.push_back(p.tensor);
-  }
+  for (const ir::Param &p : f.op->inputs)
+    if (!p.isScalar()) tensors.push_back(p.tensor);
   for (const ir::TensorPtr &t : f.op->outputs) tensors.push_back(t);
-  if (!f.op->symbols.empty()) throw InternalError("looptune jit: shape symbols in " + f.name);
   std::mt19937 rng(42);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   for (size_t i = 0; i < tensors.size(); ++i) {
     if (tensors[i]->dtype != ir::ScalarType::F32) throw InternalError("looptune jit: only f32 tensors are measured");
-    buffers_.emplace_back(static_cast<size_t>(elements(*tensors[i])), 0.0f);
-    if (i < f.op->inputs.size())
+    buffers_.emplace_back(static_cast<size_t>(elements(*tensors[i], subst)), 0.0f);
+    if (tensors[i]->role != ir::TensorRole::Output)
       for (float &x : buffers_.back()) x = dist(rng);
   }
+  size_t t = 0;
+  for (const ir::Param &p : f.op->inputs)
+    args_.push_back(p.isScalar() ? static_cast<A>(valueOf(p.name)) : reinterpret_cast<A>(buffers_[t++].data()));
+  for (size_t o = 0; o < f.op->outputs.size(); ++o) args_.push_back(reinterpret_cast<A>(buffers_[t++].data()));
+  for (const std::string &s : f.op->symbols) args_.push_back(static_cast<A>(valueOf(s)));
   SourceManager sm;
   DiagEngine diags(sm);
   std::string obj;
@@ -100,7 +150,7 @@ JitKernel::JitKernel(const ir::LoweredFunc &f, const CpuTarget &target) : impl_(
 
 JitKernel::~JitKernel() = default;
 
-int JitKernel::call() { return callWith(fn_, buffers_); }
+int JitKernel::call() { return callWith(fn_, args_); }
 
 double JitKernel::bestSeconds(double warmupSec, int minReps, double budgetSec) {
   auto start = Clock::now();

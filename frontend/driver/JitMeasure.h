@@ -5,6 +5,8 @@
 #include "backends/x86/X86Backend.h"
 #include "ir/LoopIR.h"
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,11 +14,13 @@
 namespace tk::looptune {
 
 // One compiled function with its argument buffers (random inputs in [-1, 1),
-// zeroed outputs). Requires an op without scalar parameters or shape symbols.
+// zeroed outputs). Shape symbols and integer scalar parameters take their
+// values from `values` (each must be there); tensors must be f32.
 class JitKernel {
 public:
-  // Throws tk::InternalError when code generation or linking fails.
-  JitKernel(const ir::LoweredFunc &f, const CpuTarget &target);
+  // Throws tk::InternalError when code generation or linking fails, or a
+  // value or the tensor type is missing.
+  JitKernel(const ir::LoweredFunc &f, const CpuTarget &target, const std::map<std::string, int64_t> &values = {});
   ~JitKernel();
   JitKernel(const JitKernel &) = delete;
   JitKernel &operator=(const JitKernel &) = delete;
@@ -32,6 +36,7 @@ private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::vector<std::vector<float>> buffers_;
+  std::vector<uintptr_t> args_; // the call's arguments in ABI order (pointers and int64 values)
   void *fn_ = nullptr;
 };
 

@@ -1,5 +1,6 @@
 #include "scheduler/construct/Baselines.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace tk::construct {
@@ -31,7 +32,7 @@ namespace {
 
 struct Enumerator {
   const Space &space;
-  size_t limit;
+  size_t limit, keep;
   ExhaustiveResult res;
   ETIR cur;
 
@@ -39,9 +40,17 @@ struct Enumerator {
     if (!res.complete) return;
     if (l == space.levels()) {
       cur.level = space.levels() - 1;
+      space.syncShared(cur);
       if (!space.capacityViolation(cur).empty()) return;
       Estimate e = estimate(space, cur);
-      if (res.states == 0 || e.seconds < res.best.est.seconds) res.best = {cur, e};
+      auto before = [](const Ranked &a, const Ranked &b) {
+        return a.est.seconds != b.est.seconds ? a.est.seconds < b.est.seconds : a.state < b.state;
+      };
+      Ranked r{cur, e};
+      if (res.top.size() < keep || before(r, res.top.back())) {
+        res.top.insert(std::upper_bound(res.top.begin(), res.top.end(), r, before), r);
+        if (res.top.size() > keep) res.top.pop_back();
+      }
       if (++res.states >= limit) res.complete = false;
       return;
     }
@@ -58,8 +67,11 @@ struct Enumerator {
       level(l + 1);
       return;
     }
-    for (int64_t s : space.steps(l, static_cast<int>(d), cur.tile[l - 1][d])) {
-      if (s > cur.tile[l - 1][d]) break;
+    // The first level's tiles range over the extents (shared levels above
+    // it copy them, Space::syncShared).
+    int64_t parent = l == space.firstLevel() ? cur.tile[0][d] : cur.tile[l - 1][d];
+    for (int64_t s : space.steps(l, static_cast<int>(d), parent)) {
+      if (s > parent) break;
       cur.tile[l][d] = s;
       dim(l, d + 1);
       if (!res.complete) return;
@@ -69,9 +81,10 @@ struct Enumerator {
 
 } // namespace
 
-ExhaustiveResult exhaustiveBest(const Space &space, size_t limit) {
-  Enumerator e{space, limit, {}, space.initial()};
-  e.level(1);
+ExhaustiveResult exhaustiveBest(const Space &space, size_t limit, size_t keep) {
+  Enumerator e{space, limit, std::max<size_t>(keep, 1), {}, space.initial()};
+  e.level(space.firstLevel());
+  if (!e.res.top.empty()) e.res.best = e.res.top.front();
   return e.res;
 }
 

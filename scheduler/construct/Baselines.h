@@ -15,13 +15,15 @@ Ranked rollerConstruct(const Space &space);
 
 struct ExhaustiveResult {
   Ranked best;
+  std::vector<Ranked> top; // the `keep` lowest estimates, best first (ties: lower state first)
   size_t states = 0;    // legal states estimated
   bool complete = true; // false: stopped at `limit`
 };
 
 // Every legal nesting of step-list tiles over all levels (faster tiles no
 // larger than slower ones, every level within capacity), estimated with
-// the roofline model; stops after `limit` states.
-ExhaustiveResult exhaustiveBest(const Space &space, size_t limit = 2000000);
+// the roofline model; stops after `limit` states. Keeps the `keep` best
+// (the measured comparison in bench/ times more than the estimate's best).
+ExhaustiveResult exhaustiveBest(const Space &space, size_t limit = 2000000, size_t keep = 1);
 
 } // namespace tk::construct

@@ -52,20 +52,43 @@ double vthreadBenefit(int64_t width, int64_t bankElems, int v) {
 Space::Space(LoopNest nest, HardwareDesc hw, double paddingThreshold)
     : nest_(std::move(nest)), hw_(std::move(hw)), th_(paddingThreshold) {}
 
+size_t Space::firstLevel() const {
+  if (hw_.family != ir::TargetFamily::Cpu) return 1;
+  size_t l = 1;
+  while (l + 2 < levels() && hw_.levels[l].shared) ++l;
+  return l;
+}
+
+const std::vector<int64_t> &Space::parentTile(const ETIR &s, size_t l) const {
+  return l <= firstLevel() ? s.tile[0] : s.tile[l - 1];
+}
+
+void Space::syncShared(ETIR &s) const {
+  for (size_t l = 1; l < firstLevel(); ++l) s.tile[l] = s.tile[firstLevel()];
+}
+
 ETIR Space::initial() const {
   ETIR s;
   s.tile.assign(levels(), std::vector<int64_t>(nest_.dims.size(), 1));
+  size_t first = firstLevel();
   for (size_t d = 0; d < nest_.dims.size(); ++d) {
     s.tile[0][d] = nest_.dims[d].extent;
-    for (size_t l = 1; l < levels(); ++l) s.tile[l][d] = steps(l, static_cast<int>(d), s.tile[l - 1][d]).front();
+    for (size_t l = first; l < levels(); ++l)
+      s.tile[l][d] = steps(l, static_cast<int>(d), l == first ? s.tile[0][d] : s.tile[l - 1][d]).front();
   }
+  syncShared(s);
   s.vthread.assign(nest_.dims.size(), 1);
-  s.level = 1;
+  s.level = first;
   return s;
 }
 
 std::vector<int64_t> Space::steps(size_t l, int d, int64_t parent) const {
   std::vector<int64_t> out;
+  // CPU code streams the reduction through the register tile (one k step
+  // at a time, the accumulators staying in registers), so a register tile
+  // is 1 deep in every reduction dimension: its footprint is then the
+  // accumulators plus one operand row, which is what the registers hold.
+  if (isRegisterLevel(l) && hw_.family != ir::TargetFamily::Cuda && nest_.dims[d].reduction) return {1};
   int64_t n = nest_.dims[d].extent;
   int64_t base = 1;
   if (!isRegisterLevel(l) && d == nest_.vectorDim())
@@ -120,6 +143,7 @@ ETIR Space::apply(const ETIR &s, const Action &a) const {
   // grown tile grows its parents), a faster level never more than its parent.
   for (size_t k = l - 1; k >= 1; --k) n.tile[k][a.dim] = std::max(n.tile[k][a.dim], n.tile[k + 1][a.dim]);
   for (size_t k = l + 1; k < levels(); ++k) n.tile[k][a.dim] = std::min(n.tile[k][a.dim], n.tile[k - 1][a.dim]);
+  syncShared(n);
   return n;
 }
 
@@ -161,15 +185,15 @@ double Space::benefit(const ETIR &s, const Action &a) const {
   switch (a.kind) {
   case Action::Kind::Tile:
   case Action::Kind::InvTile:
-    return tilingBenefit(nest_.trafficBytes(s.tile[l]), nest_.footprintBytes(s.tile[l]),
-                         nest_.trafficBytes(n.tile[l]), nest_.footprintBytes(n.tile[l]));
+    return tilingBenefit(nest_.trafficBytes(s.tile[l], parentTile(s, l)), nest_.footprintBytes(s.tile[l]),
+                         nest_.trafficBytes(n.tile[l], parentTile(n, l)), nest_.footprintBytes(n.tile[l]));
   case Action::Kind::Cache: {
     const MemLevel &lo = hw_.levels[l], &hi = hw_.levels[l + 1];
     // S: the bytes the two levels exchange over the whole nest (the tile
     // traffic into the faster level), so small tiles do not make caching
     // look attractive through latency alone.
     return cachingBenefit(lo.latency, hw_.unitBandwidth(l), hi.latency, hw_.unitBandwidth(l + 1),
-                          nest_.trafficBytes(s.tile[l]));
+                          nest_.trafficBytes(s.tile[l], parentTile(s, l)));
   }
   case Action::Kind::VThread: {
     const MemLevel &m = hw_.levels[l];

@@ -41,12 +41,24 @@ public:
   size_t levels() const { return hw_.levels.size(); }
   bool isRegisterLevel(size_t l) const { return l + 1 == levels(); }
 
+  // The level the construction starts at: 1 (below main memory), but on a
+  // CPU the first level private to a core. CPU kernels have no loop for a
+  // shared cache (L3), so such a level holds the same tile as the first
+  // private one (syncShared): its traffic is that of the per-core tiles.
+  size_t firstLevel() const;
+  void syncShared(ETIR &s) const;
+  // The tile of the level above l whose reduction blocks reload l's output
+  // tile (the extents for the first level: its task runs the whole reduction).
+  const std::vector<int64_t> &parentTile(const ETIR &s, size_t l) const;
+
   ETIR initial() const;
   // Roller-style step list of dim d at level l below a parent tile: powers
   // of two at the register level; elsewhere powers of two times the
   // transaction size (in elements) on the output's innermost dimension,
   // plus the parent tile itself; steps padding more than the threshold
-  // (ceil(N/s)*s > N*(1+th)) are dropped, except the smallest.
+  // (ceil(N/s)*s > N*(1+th)) are dropped, except the smallest. On a CPU
+  // the register level has only the step 1 in reduction dimensions (the
+  // code streams the reduction through the register tile).
   std::vector<int64_t> steps(size_t l, int d, int64_t parent) const;
 
   std::vector<Action> actions(const ETIR &s) const;

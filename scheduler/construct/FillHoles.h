@@ -4,6 +4,7 @@
 #include "ir/MappingIR.h"
 #include "scheduler/construct/Gensor.h"
 
+#include <functional>
 #include <map>
 
 namespace tk::construct {
@@ -12,6 +13,11 @@ struct ConstructOptions {
   HardwareDesc hw;
   std::map<std::string, int64_t> shapes; // assumed symbol values (--shape-hint)
   GensorOptions gensor;
+  // --rank=measure: seconds of one call of a candidate kernel at `shapes`
+  // (the driver compiles and times it); unset = rank by the estimate. The
+  // first `measureTopK` distinct candidates by estimate are timed.
+  std::function<double(const ir::KernelPtr &)> measure;
+  size_t measureTopK = 4;
 };
 
 // Which loop dimension of the op's nest, at which hardware level, a hole

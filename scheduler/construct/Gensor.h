@@ -19,7 +19,7 @@ struct GensorOptions {
   double threshold = 0x1p-50;
   bool vthread = true;          // false: the ablation without setVThread
   size_t valueIterationPicks = 4;
-  size_t chains = 8;            // independent annealing chains (seeds derived from `seed`)
+  size_t chains = 32;            // independent annealing chains (seeds derived from `seed`)
   std::ostream *trace = nullptr; // the path, for --construct-trace
 };
 

@@ -4,25 +4,64 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace tk::construct {
 using namespace ir;
 
 constexpr int64_t kDefaultSymbolValue = 1024;
+// A window's extent (a convolution's R, S, a pooling's kernel): 3, the most
+// common filter and pooling size. 1024 made a conv2d's filter as wide as its
+// image (one output column) and 1 made a pooling window a copy.
+constexpr int64_t kDefaultWindowValue = 3;
+
+std::set<std::string> windowExtents(const Op &op) {
+  std::set<std::string> out;
+  for (const Assign &a : op.body) {
+    std::set<std::string> outputVars;
+    for (const IndexVar &v : a.vars) outputVars.insert(v.name);
+    std::map<std::string, std::string> extentOf; // reduction variable -> the symbol or scalar bounding it
+    visitExpr(a.value, [&](const Expr &x) {
+      if (x->kind == ExprKind::Reduce)
+        for (const IndexVar &v : x->rvars)
+          if (v.extent->kind == ExprKind::Var) extentOf[v.name] = v.extent->name;
+    });
+    visitExpr(a.value, [&](const Expr &x) {
+      if (x->kind != ExprKind::Load) return;
+      for (const Expr &idx : x->args) {
+        std::vector<std::string> reductions;
+        bool output = false;
+        visitExpr(idx, [&](const Expr &v) {
+          if (v->kind != ExprKind::Var) return;
+          output |= outputVars.count(v->name) > 0;
+          if (extentOf.count(v->name)) reductions.push_back(extentOf[v->name]);
+        });
+        if (output) out.insert(reductions.begin(), reductions.end());
+      }
+    });
+  }
+  return out;
+}
 
 // Symbols and integer scalar parameters at their assumed values.
 static std::vector<std::pair<std::string, Expr>> assumed(const Op &op, const std::map<std::string, int64_t> &shapes) {
+  std::set<std::string> windows = windowExtents(op);
+  auto value = [&](const std::string &name, int64_t otherwise) {
+    auto it = shapes.find(name);
+    if (it != shapes.end()) return it->second;
+    return windows.count(name) ? kDefaultWindowValue : otherwise;
+  };
   std::vector<std::pair<std::string, Expr>> map;
-  for (const std::string &s : op.symbols) {
-    auto it = shapes.find(s);
-    map.push_back({s, intImm(it == shapes.end() ? kDefaultSymbolValue : it->second)});
-  }
-  for (const Param &p : op.inputs) {
-    if (!p.isScalar() || !isInteger(p.type)) continue;
-    auto it = shapes.find(p.name);
-    map.push_back({p.name, intImm(it == shapes.end() ? 1 : it->second)});
-  }
+  for (const std::string &s : op.symbols) map.push_back({s, intImm(value(s, kDefaultSymbolValue))});
+  for (const Param &p : op.inputs)
+    if (p.isScalar() && isInteger(p.type)) map.push_back({p.name, intImm(value(p.name, 1))});
   return map;
+}
+
+std::map<std::string, int64_t> assumedValues(const Op &op, const std::map<std::string, int64_t> &shapes) {
+  std::map<std::string, int64_t> out;
+  for (const auto &[name, e] : assumed(op, shapes)) out[name] = e->intValue;
+  return out;
 }
 
 int64_t evalExtent(const Op &op, const Expr &e, const std::map<std::string, int64_t> &shapes) {
@@ -57,11 +96,16 @@ double LoopNest::footprintBytes(const std::vector<int64_t> &tile) const {
   return bytes;
 }
 
-double LoopNest::trafficBytes(const std::vector<int64_t> &tile) const {
-  double tiles = 1;
-  for (size_t d = 0; d < dims.size(); ++d)
-    tiles *= std::ceil(static_cast<double>(dims[d].extent) / static_cast<double>(tile[d]));
-  return tiles * footprintBytes(tile);
+double LoopNest::trafficBytes(const std::vector<int64_t> &tile, const std::vector<int64_t> &parent) const {
+  double tiles = 1, outputLoads = 1;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    double e = static_cast<double>(dims[d].extent);
+    tiles *= std::ceil(e / static_cast<double>(tile[d]));
+    outputLoads *= std::ceil(e / static_cast<double>(dims[d].reduction ? parent[d] : tile[d]));
+  }
+  double bytes = 0;
+  for (const Access &a : accesses) bytes += (a.write ? outputLoads : tiles) * footprint(a, tile) * a.elemBytes;
+  return bytes;
 }
 
 int LoopNest::vectorDim() const {

@@ -45,7 +45,7 @@ Estimate estimate(const Space &space, const ETIR &s) {
   e.computeSeconds = flops / (hw.gflopsF32 * 1e9 * busyUnits * std::max(eff, 1e-3));
   for (size_t l = 1; l < hw.levels.size(); ++l) {
     double bw = hw.unitBandwidth(l - 1) * 1e9 * (hw.levels[l - 1].shared ? std::min<double>(busyUnits * 1.0, hw.units) : busyUnits);
-    e.memorySeconds = std::max(e.memorySeconds, nest.trafficBytes(s.tile[l]) / bw);
+    e.memorySeconds = std::max(e.memorySeconds, nest.trafficBytes(s.tile[l], space.parentTile(s, l)) / bw);
   }
   e.seconds = std::max(e.computeSeconds, e.memorySeconds);
   return e;

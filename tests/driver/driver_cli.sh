@@ -158,6 +158,17 @@ stdout_output)
   expect_rc 0 "$TKC" add.tk -I inc --emit=tensor
   grep -q 'add' out.txt || fail "tensor dump to stdout"
   ;;
+rank_measure)
+  # --rank=measure times the top candidates of a constructed matmul in
+  # process and builds one of them; cuda targets and --rank=model refuse.
+  printf 'op mm(A: f32[M, K], B: f32[K, N]) -> C: f32[M, N] {\n  C[i, j] = sum(k) A[i, k] * B[k, j];\n}\n' > mm.tk
+  expect_rc 0 "$TKC" mm.tk --rank=measure --shape-hint=M=96 --shape-hint=K=64 --shape-hint=N=80 --emit=mapping
+  grep -q 'local packed_A' out.txt || fail "measured construction did not build the packed kernel"
+  expect_rc 0 "$TKC" mm.tk --rank=measure --shape-hint=M=96 --shape-hint=K=64 --shape-hint=N=80 -o mm.o
+  expect_rc 2 "$TKC" mm.tk --rank=measure --target=cuda-sm_80 --emit=ptx
+  grep -q 'needs a GPU run' err.txt || fail "cuda --rank=measure message"
+  expect_rc 2 "$TKC" mm.tk --rank=model
+  ;;
 *) fail "unknown case" ;;
 esac
 echo "ok: $CASE"

@@ -7,7 +7,11 @@
 // `where` constraint or a negative derived extent returns status 1.
 //
 //   tk_difftest [--tkc PATH] [--libdir DIR] [--stdlib DIR] [--work DIR]
-//               [--seed N] [--trials N] [--budget N] [--target NAME] FILE SYMBOL
+//               [--seed N] [--trials N] [--budget N] [--target NAME]
+//               [--tkc-flag=FLAG]... FILE SYMBOL
+//
+// --tkc-flag passes FLAG to every tkc run (after the default flags), e.g.
+// `--tkc-flag=--rank=measure` or `--tkc-flag=--shape-hint=M=64`.
 //
 // Exit status: 0 = every check passed, 1 = a check failed, 2 = setup failed
 // (usage, frontend or compile error, missing symbol).
@@ -49,6 +53,8 @@ bool parseOptions(int argc, char **argv, Options &o) {
     else if (a == "--trials") o.randomTrials = std::stoi(value());
     else if (a == "--budget") o.budget = std::stod(value());
     else if (a == "--target") o.compile.tkcFlags[1] = "--target=" + value();
+    else if (a.rfind("--tkc-flag=", 0) == 0) o.compile.tkcFlags.push_back(a.substr(11));
+    else if (a == "--tkc-flag") o.compile.tkcFlags.push_back(value());
     else if (!a.empty() && a[0] == '-') return false;
     else positional.push_back(a);
   }
@@ -161,7 +167,7 @@ int main(int argc, char **argv) {
   Options o;
   if (!parseOptions(argc, argv, o)) {
     std::cerr << "usage: tk_difftest [--tkc PATH] [--libdir DIR] [--stdlib DIR] [--work DIR] [--seed N]"
-                 " [--trials N] [--budget N] [--target NAME] FILE SYMBOL\n";
+                 " [--trials N] [--budget N] [--target NAME] [--tkc-flag=FLAG]... FILE SYMBOL\n";
     return 2;
   }
   SourceManager sm;

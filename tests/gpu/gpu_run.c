@@ -2,6 +2,7 @@
  * CPU reference on random inputs, including prime (partial-tile) shapes.
  * Exits 77 when no CUDA driver or device is present (ctest: skipped). */
 #include "elementwise.h"
+#include "launch_limits.h"
 #include "linalg.h"
 #include "matmul_simt.h"
 #include "matmul_tc.h"
@@ -176,6 +177,48 @@ static void test_unary(int64_t n) {
   free(ref);
 }
 
+/* launch_limits.tk: 64 KiB of dynamic shared memory per block, and a grid
+ * of 2^31 + 99 one-thread blocks (gridDim.y = 2). */
+static void test_launch_limits(void) {
+  int64_t n = 3 * 16384 + 5;
+  float *A = random_floats((size_t)n);
+  double *ref = malloc(sizeof(double) * (size_t)n + 1);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t src = i / 16384 * 16384 + 16383 - i % 16384;
+    ref[i] = src < n ? A[src] : 0;
+  }
+  void *dA = to_device(A, (size_t)n), *dB = NULL;
+  check_status("alloc", tkrt_cuda_alloc(&dB, n * 4, NULL));
+  check_status("reverse_chunks_shared", reverse_chunks_shared(dA, dB, n, NULL));
+  compare("reverse_chunks_shared 64 KiB", dB, ref, (size_t)n, 0);
+  tkrt_cuda_free(dA, NULL);
+  tkrt_cuda_free(dB, NULL);
+  free(A);
+  free(ref);
+
+  int64_t big = ((int64_t)1 << 31) + 99;
+  /* 256-byte windows: the first blocks, the first ones with blockIdx.y = 1
+   * (linear index 2^31 - 1 on), and the last ones. */
+  int64_t windows[3] = {0, ((int64_t)1 << 31) - 128, big - 256};
+  void *dX = NULL, *dY = NULL;
+  check_status("alloc", tkrt_cuda_alloc(&dX, big, NULL));
+  check_status("alloc", tkrt_cuda_alloc(&dY, big, NULL));
+  int8_t pattern[256], got[256];
+  for (int i = 0; i < 256; ++i) pattern[i] = (int8_t)(i - 128);
+  for (int w = 0; w < 3; ++w) check_status("copy", tkrt_cuda_memcpy_to_device((char *)dX + windows[w], pattern, 256));
+  check_status("inc_bytes_blocks", inc_bytes_blocks(dX, dY, big, NULL));
+  check_status("synchronize", tkrt_cuda_synchronize(NULL));
+  int ok = 1;
+  for (int w = 0; w < 3; ++w) {
+    check_status("copy back", tkrt_cuda_memcpy_to_host(got, (char *)dY + windows[w], 256));
+    for (int i = 0; i < 256; ++i) ok &= got[i] == (int8_t)(pattern[i] + 1);
+  }
+  printf("%-28s n=%-8lld %s\n", "inc_bytes_blocks 2^31+99", (long long)big, ok ? "ok" : "FAIL");
+  failures += !ok;
+  tkrt_cuda_free(dX, NULL);
+  tkrt_cuda_free(dY, NULL);
+}
+
 int main(void) {
   int s = tkrt_cuda_init();
   if (s == TKRT_CUDA_NO_DRIVER || s == TKRT_CUDA_NO_DEVICE) {
@@ -194,5 +237,6 @@ int main(void) {
   }
   test_softmax(37, 1001);
   test_unary(100003);
+  test_launch_limits();
   return failures ? 1 : 0;
 }

@@ -19,7 +19,7 @@ nm -g --defined-only nn.o | awk '{print $3}' | sort > defined.txt
 printf '%s\n' avgpool2d conv2d conv2d_bias_relu layernorm maxpool2d softmax > want.txt
 diff want.txt defined.txt || fail "nn.o exports"
 nm -u nn.o | awk '{print $2}' | sort > undefined.txt
-printf '%s\n' tkrt_cuda_alloc tkrt_cuda_free tkrt_cuda_launch > want.txt
+printf '%s\n' tkrt_cuda_alloc tkrt_cuda_free tkrt_cuda_launch_kernel > want.txt
 diff want.txt undefined.txt || fail "nn.o undefined symbols"
 grep -q '^int softmax(const float \*X, float \*Y, int64_t M, int64_t N, void \*stream);' nn.h || fail "softmax prototype"
 grep -q '^#define TK_STATUS_NO_CUDA_DRIVER 4' nn.h || fail "status macro"

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 using namespace tk;
@@ -135,8 +136,12 @@ TEST_CASE("construct: loop nest and footprints from index expressions") {
   CHECK(n.vectorDim() == 1);
   // C[i,j] 4x8, A[i,k] 4x2, B[k,j] 2x8 elements.
   CHECK(n.footprintBytes({4, 8, 2}) == doctest::Approx(4.0 * (32 + 8 + 16)));
-  // 16 * 2 * 16 tiles, each moving its footprint.
-  CHECK(n.trafficBytes({4, 8, 2}) == doctest::Approx(16.0 * 2 * 16 * 4 * 56));
+  // 16 * 2 * 16 tiles, each moving its inputs' footprint (A 8 + B 16
+  // elements); the output tile (32 elements) stays while k runs over the
+  // parent's depth: once per 16 * 2 output tiles within the whole K, or per
+  // 4 parent depth blocks of 8.
+  CHECK(n.trafficBytes({4, 8, 2}, {64, 16, 32}) == doctest::Approx(4.0 * (16 * 2 * 16 * 24 + 16 * 2 * 32)));
+  CHECK(n.trafficBytes({4, 8, 2}, {64, 16, 8}) == doctest::Approx(4.0 * (16 * 2 * 16 * 24 + 16 * 2 * 4 * 32)));
 
   // A strided convolution: X[n, c, y*s + r - p, x*s + q - p] spans s*(Ty-1) + Tr rows.
   ir::Module m = module("import \"std/nn.tk\";\n");
@@ -149,6 +154,30 @@ TEST_CASE("construct: loop nest and footprints from index expressions") {
   for (size_t d = 0; d < c.dims.size(); ++d)
     if (c.dims[d].name == "y" || c.dims[d].name == "r") tile[d] = 3;
   CHECK(c.footprint(*x, tile) == doctest::Approx(2.0 * 2 + 3));
+}
+
+TEST_CASE("construct: window extents default to 3, other symbols to 1024") {
+  ir::Module m = module("import \"std/nn.tk\";\nimport \"std/linalg.tk\";\nimport \"std/reduce.tk\";\n");
+  // conv2d's R and S bound r and s, which share image indices with y and x;
+  // avgpool2d's scalar `kernel` bounds its window the same way.
+  CHECK(windowExtents(*m.findOp("conv2d")) == std::set<std::string>{"R", "S"});
+  CHECK(windowExtents(*m.findOp("avgpool2d")) == std::set<std::string>{"kernel"});
+  // A contraction's K and a reduction over its own index are no windows.
+  CHECK(windowExtents(*m.findOp("matmul")).empty());
+  CHECK(windowExtents(*m.findOp("reduce_max")).empty());
+
+  auto conv = assumedValues(*m.findOp("conv2d"), {{"S", 5}});
+  CHECK(conv.at("R") == 3);
+  CHECK(conv.at("S") == 5); // a hint wins
+  CHECK(conv.at("H") == 1024);
+  CHECK(conv.at("stride") == 1);
+  CHECK(assumedValues(*m.findOp("avgpool2d"), {}).at("kernel") == 3);
+  // The nest sees the defaults: a 3-wide window over a 1022-wide output.
+  LoopNest c = buildLoopNest(*m.findOp("conv2d"), {{"pad", 0}});
+  for (const LoopDim &d : c.dims) {
+    if (d.name == "r" || d.name == "s") CHECK(d.extent == 3);
+    if (d.name == "x") CHECK(d.extent == 1022);
+  }
 }
 
 TEST_CASE("construct: hardware descriptions") {

@@ -1,5 +1,5 @@
-// ConstructSchedule and PackOperand: tile choice from the hardware
-// description, and the packed, blocked kernel run on shapes that leave
+// ConstructSchedule and PackOperand: the blocking read off Gensor's states
+// (and chosen by measurement), and the packed, blocked kernel run on shapes that leave
 // partial register tiles, panels and k blocks, against the op's meaning.
 #include "sched_build.h"
 #include "sched_eval.h"
@@ -32,20 +32,76 @@ double value(const std::string &name, size_t i) { return double((i * 5 + name[0]
 
 } // namespace
 
-TEST_CASE("construct schedule: tiles follow the register file and the cache capacities") {
-  ContractionTiles z = chooseContractionTiles(cpu(48 << 10, 1 << 20), 512, 4);
-  CHECK(z.mr == 4);
-  CHECK(z.nr == 96); // 6 zmm of 16 lanes: 24 accumulators + 6 operands + 1 broadcast <= 32
-  CHECK(z.kc == 64); // 2 x 64 x (4 + 96) x 4 B would not fit 48 KiB
-  CHECK(z.mc == 128);
-  CHECK(z.nc == 384);
-  ContractionTiles a = chooseContractionTiles(cpu(32 << 10, 256 << 10), 256, 4);
-  CHECK(a.nr == 24); // 3 ymm of 8 lanes with 16 registers
-  CHECK(a.kc == 256); // 2 x 128 x (4 + 24) x 4 B still fits 32 KiB
-  CHECK(a.mc == 64);  // 64 x 256 x 4 B = a quarter of 256 KiB
-  CHECK(a.nc == 48);
-  ContractionTiles d = chooseContractionTiles(cpu(48 << 10, 1 << 20), 512, 8);
-  CHECK(d.nr == 48); // f64: 8 lanes
+TEST_CASE("construct schedule: the capacity rule sizes the micro-kernel from the register file and L1") {
+  construct::HardwareDesc hw = cpu(48 << 10, 1 << 20);
+  ContractionTiles t = chooseContractionTiles(hw, 512, 4);
+  CHECK(t.mr == 4);
+  CHECK(t.nr == 96); // 4 x 6 zmm accumulators + 6 operands + 1 broadcast = 31
+  CHECK(t.kc == 64); // one A+B micro-panel pair (64 x 100 f32 = 25 KiB) fits 48 KiB, two do not
+  CHECK(t.mc == 128);
+  CHECK(t.nc == 384);
+  t = chooseContractionTiles(hw, 256, 4);
+  CHECK(t.nr == 24); // 16 ymm: 4 x 3 + 3 + 1
+  CHECK(t.kc == 256); // one A+B micro-panel pair (28 KiB) fits, two do not
+  t = chooseContractionTiles(cpu(32 << 10, 256 << 10), 512, 8);
+  CHECK(t.nr == 48); // f64: 8 lanes
+  CHECK(t.kc == 64);
+  CHECK(t.mc == 128); // a quarter of 256 KiB holds 128 x 64 doubles
+  CHECK(t.nc == 96);  // ... and only 128 columns: whole 48-column tiles
+}
+
+TEST_CASE("construct schedule: a Gensor state gives the task tile, in whole register tiles") {
+  // Levels: 0 dram, 1 l2 (the unit level), 2 l1, 3 registers; dims i, j, k.
+  construct::Space space(construct::buildLoopNest(*matmulOp(), {{"M", 512}, {"K", 512}, {"N", 512}}),
+                         cpu(48 << 10, 1 << 20));
+  construct::ETIR s = space.initial();
+  s.tile[1] = {100, 200, 256};
+  s.tile[2] = {16, 64, 64};
+  s.tile[3] = {8, 40, 1};
+  ContractionTiles t = contractionTilesFromState(space, s, 512);
+  ContractionTiles rule = chooseContractionTiles(space.hw(), 512, 4);
+  CHECK(t.mr == rule.mr);
+  CHECK(t.nr == rule.nr);
+  CHECK(t.kc == rule.kc);
+  CHECK(t.mc == 100); // already whole 4-row tiles
+  CHECK(t.nc == 288); // 200 rounded up to 96-column tiles
+  s.tile[1] = {4096, 4096, 512};
+  t = contractionTilesFromState(space, s, 512);
+  CHECK(t.mc * t.kc * 4 <= (1 << 20) / 4); // packed panels within a quarter of L2
+  CHECK(t.nc * t.kc * 4 <= (1 << 20) / 4);
+  CHECK(t.mc % t.mr == 0);
+  CHECK(t.nc % t.nr == 0);
+}
+
+TEST_CASE("construct schedule: candidates are the capacity rule, then the Gensor ranking") {
+  construct::ConstructOptions opts;
+  opts.hw = cpu(48 << 10, 1 << 20);
+  opts.hw.vectorBits = 512;
+  opts.hw.gflopsF32 = 100;
+  for (construct::MemLevel &l : opts.hw.levels) l.bandwidth = 100, l.latency = 1, l.transaction = 64;
+  opts.hw.levels[0].capacity = int64_t(1) << 34;
+  opts.hw.levels[3].capacity = 2048;
+  opts.shapes = {{"M", 1024}, {"K", 1024}, {"N", 1024}};
+  std::vector<ContractionTiles> c = contractionCandidates(*matmulOp(), opts, 512, 4);
+  REQUIRE(!c.empty());
+  CHECK(c.size() <= 4);
+  construct::Space space(construct::buildLoopNest(*matmulOp(), opts.shapes), opts.hw);
+  construct::GensorResult g = construct::runGensor(space, opts.gensor);
+  REQUIRE(!g.ranked.empty());
+  CHECK(c.front() == chooseContractionTiles(opts.hw, 512, 4));
+  if (c.size() >= 2) CHECK(c[1] == contractionTilesFromState(space, g.ranked.front().state, 512));
+  for (size_t a = 0; a < c.size(); ++a)
+    for (size_t b = a + 1; b < c.size(); ++b) CHECK(!(c[a] == c[b]));
+  // --rank=measure: the fastest by the timing function wins; ties keep the
+  // estimate's order.
+  size_t calls = 0;
+  opts.measure = [&](const KernelPtr &) { return ++calls == 2 ? 0.5 : 1.0; };
+  opts.measureTopK = 4;
+  KernelPtr k = constructContraction(matmulOp(), opts, 512);
+  CHECK(calls == (c.size() > 1 ? c.size() : 0));
+  if (c.size() >= 2) CHECK(printKernel(*k) == printKernel(*constructSchedule(matmulOp(), c[1])));
+  opts.measure = [](const KernelPtr &) { return 1.0; };
+  CHECK(printKernel(*constructContraction(matmulOp(), opts, 512)) == printKernel(*constructSchedule(matmulOp(), c[0])));
 }
 
 TEST_CASE("construct schedule: applies to matmul, not to other statements") {

@@ -114,3 +114,38 @@ TEST_CASE("x86 register tile: masked tails compute the contraction (baseline SSE
     }
   for (int x = 0; x < 4; ++x) CHECK(C[M * N + x] == 1.0f); // past the end: untouched
 }
+
+TEST_CASE("x86 register tile: several reduction loops (a convolution's window and channels)") {
+  // for r { for s { for c { for f in 0..6 { for x in 0..64 {
+  //   O[f, x] += P[r, s, c, f] * X[c, r + x + s - 1] } } } } }  (X guarded)
+  TensorPtr O = tensor("O", ScalarType::F32, {intImm(6), sym("W")}, TensorRole::Output);
+  TensorPtr P = tensor("P", ScalarType::F32, {sym("R"), sym("S"), sym("C"), intImm(6)}, TensorRole::Input);
+  TensorPtr X = tensor("X", ScalarType::F32, {sym("C"), sym("W")}, TensorRole::Input);
+  Expr f = loopVar("f"), x = loopVar("x"), r = loopVar("r"), s = loopVar("s"), c = loopVar("c");
+  Expr col = add(add(x, s), intImm(-1));
+  Expr guard = binary(BinOp::And, binary(BinOp::LE, intImm(0), col), binary(BinOp::LT, col, sym("W")));
+  Expr value = binary(BinOp::Add, load(O, {f, x}),
+                      binary(BinOp::Mul, load(P, {r, s, c, f}), load(X, {c, col}, floatImm(0), guard)));
+  auto tile = forLoop("f", intImm(6), forLoop("x", intImm(64), store(O, {f, x}, value)));
+  LStmtPtr root = forLoop("r", sym("R"), forLoop("s", sym("S"), forLoop("c", sym("C"), tile)));
+  std::string why;
+  auto nest = matchContraction(*root, &why);
+  REQUIRE_MESSAGE(nest, why);
+  REQUIRE(nest->kLoops.size() == 3);
+  CHECK(nest->kLoops.back()->var == "c");
+  CHECK(nest->rows == 6);
+  CHECK(nest->bcast->tensor == P);
+  // The six broadcasts are adjacent elements of P (one address register):
+  // all six rows fit one block of 4 zmm columns (24 accumulators).
+  RegisterTile t = chooseRegisterTile(*nest, target("x86_64-avx512"));
+  CHECK(t.vectorsPerRow == 4);
+  CHECK(t.rowsPerBlock == 6);
+  // A reduction loop inside the row loop is not a nest.
+  auto inside = forLoop("r", sym("R"), forLoop("f", intImm(6), forLoop("c", sym("C"), forLoop("x", intImm(64),
+                    store(O, {f, x}, value)))));
+  CHECK_FALSE(matchContraction(*inside, &why));
+  // The accumulated element moving with an outer loop is not a reduction.
+  auto moving = forLoop("f", intImm(6), forLoop("c", sym("C"), forLoop("x", intImm(64), store(O, {f, x}, value))));
+  CHECK_FALSE(matchContraction(*moving, &why));
+  CHECK(why.find("moves with the reduction") != std::string::npos);
+}

@@ -17,6 +17,9 @@ typedef void *CUcontext, *CUmodule, *CUfunction, *CUstream;
 typedef unsigned long long CUdeviceptr;
 
 enum { CUDA_ERROR_OUT_OF_MEMORY = 2, CUDA_ERROR_NO_DEVICE = 100 };
+enum { CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8 };
+/* Shared memory a kernel may use without opting in (cuFuncSetAttribute). */
+enum { DEFAULT_SHARED_BYTES = 48 * 1024 };
 
 static struct {
   CUresult (*init)(unsigned);
@@ -28,6 +31,7 @@ static struct {
   CUresult (*moduleGetFunction)(CUfunction *, CUmodule, const char *);
   CUresult (*launchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                            CUstream, void **, void **);
+  CUresult (*funcSetAttribute)(CUfunction, int, int);
   CUresult (*memAllocAsync)(CUdeviceptr *, size_t, CUstream);
   CUresult (*memFreeAsync)(CUdeviceptr, CUstream);
   CUresult (*memcpyHtoD)(CUdeviceptr, const void *, size_t);
@@ -55,6 +59,7 @@ static int load_driver(void) {
               {(void **)&cu.moduleLoadData, "cuModuleLoadData"},
               {(void **)&cu.moduleGetFunction, "cuModuleGetFunction"},
               {(void **)&cu.launchKernel, "cuLaunchKernel"},
+              {(void **)&cu.funcSetAttribute, "cuFuncSetAttribute"},
               {(void **)&cu.memAllocAsync, "cuMemAllocAsync"},
               {(void **)&cu.memFreeAsync, "cuMemFreeAsync"},
               {(void **)&cu.memcpyHtoD, "cuMemcpyHtoD_v2"},
@@ -112,16 +117,27 @@ static int load_function(void **out, const void *module, const void *name) {
                                                                                              : TKRT_CUDA_MODULE_FAILED;
 }
 
-TKRT_API int tkrt_cuda_launch(void **module_cache, const char *ptx, void **function_cache, const char *kernel,
-                              int64_t grid, int32_t block_threads, void **args, void *stream) {
+TKRT_API int tkrt_cuda_launch_kernel(void **module_cache, const char *ptx, void **function_cache, const char *kernel,
+                                     int64_t grid, int32_t block_threads, int32_t dynamic_shared_bytes, void **args,
+                                     void *stream) {
   int status = tkrt_cuda_init();
   if (status != TKRT_CUDA_OK) return status;
   if (grid <= 0) return TKRT_CUDA_OK;
-  if (grid > 0x7fffffff || block_threads < 1 || block_threads > 1024) return TKRT_CUDA_LAUNCH_FAILED;
+  if (block_threads < 1 || block_threads > 1024 || dynamic_shared_bytes < 0) return TKRT_CUDA_LAUNCH_FAILED;
+  /* gridDim.x holds up to 2^31 - 1 blocks, y and z up to 65535 each. */
+  const int64_t max_x = 0x7fffffff, max_yz = 65535;
+  int64_t gx = grid < max_x ? grid : max_x, rows = (grid + gx - 1) / gx;
+  int64_t gy = rows < max_yz ? rows : max_yz, gz = (rows + gy - 1) / gy;
+  if (gz > max_yz) return TKRT_CUDA_LAUNCH_FAILED;
   if ((status = cached(module_cache, load_module, ptx, NULL)) != TKRT_CUDA_OK) return status;
   if ((status = cached(function_cache, load_function, *module_cache, kernel)) != TKRT_CUDA_OK) return status;
-  CUresult r = cu.launchKernel((CUfunction)*function_cache, (unsigned)grid, 1, 1, (unsigned)block_threads, 1, 1, 0,
-                               (CUstream)stream, args, NULL);
+  CUfunction f = (CUfunction)*function_cache;
+  /* Idempotent and cheap; setting it on every launch needs no extra cache. */
+  if (dynamic_shared_bytes > DEFAULT_SHARED_BYTES &&
+      cu.funcSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, dynamic_shared_bytes) != 0)
+    return TKRT_CUDA_LAUNCH_FAILED;
+  CUresult r = cu.launchKernel(f, (unsigned)gx, (unsigned)gy, (unsigned)gz, (unsigned)block_threads, 1, 1,
+                               (unsigned)dynamic_shared_bytes, (CUstream)stream, args, NULL);
   return r == 0 ? TKRT_CUDA_OK : TKRT_CUDA_LAUNCH_FAILED;
 }
 

@@ -33,10 +33,16 @@ int tkrt_cuda_init(void);
  * slots per PTX module / kernel in the generated object, filled at most
  * once even under concurrent calls), then launches `grid` blocks of
  * `block_threads` threads on `stream` (a CUstream; NULL = the default
- * stream) with kernel parameters `args` (cuLaunchKernel's kernelParams).
- * grid <= 0 launches nothing. */
-int tkrt_cuda_launch(void **module_cache, const char *ptx, void **function_cache, const char *kernel,
-                     int64_t grid, int32_t block_threads, void **args, void *stream);
+ * stream) with kernel parameters `args` (cuLaunchKernel's kernelParams)
+ * and `dynamic_shared_bytes` of dynamic shared memory per block (above
+ * 48 KiB the kernel is first allowed that much with cuFuncSetAttribute).
+ * grid <= 0 launches nothing. Up to 2^31 - 1 blocks are a 1-D grid; more
+ * become gridDim.y (and z) rows of 2^31 - 1 blocks, up to 65535 each, which
+ * the kernel linearizes (blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y *
+ * blockIdx.z)) and bounds by its own block count. */
+int tkrt_cuda_launch_kernel(void **module_cache, const char *ptx, void **function_cache, const char *kernel,
+                            int64_t grid, int32_t block_threads, int32_t dynamic_shared_bytes, void **args,
+                            void *stream);
 
 /* Stream-ordered device memory (cuMemAllocAsync / cuMemFreeAsync), used
  * by generated code for intermediate tensors; bytes <= 0 allocates 1 byte. */

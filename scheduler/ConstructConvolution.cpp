@@ -1,0 +1,294 @@
+#include "scheduler/ConstructConvolution.h"
+
+#include "ir/Simplify.h"
+#include "scheduler/PackOperand.h"
+
+#include <algorithm>
+#include <set>
+
+namespace tk {
+using namespace ir;
+
+namespace {
+
+bool mentions(const Expr &e, const std::string &name) {
+  bool found = false;
+  visitExpr(e, [&](const Expr &n) { found |= n->kind == ExprKind::Var && n->name == name; });
+  return found;
+}
+
+bool fail(std::string *reason, const std::string &why) {
+  if (reason) *reason = why;
+  return false;
+}
+
+Expr loopVar(const std::string &n) { return var(n, VarKind::Loop); }
+
+// Coefficient of variable `v` in `e` when `e` is linear in it (no other
+// term mentions it); nullopt otherwise.
+std::optional<int64_t> linearCoef(const Expr &e, const std::string &v) {
+  LinearForm f = linearize(simplify(e));
+  std::optional<int64_t> coef = 0;
+  for (const auto &[atom, c] : f.terms) {
+    if (atom->kind == ExprKind::Var && atom->name == v) coef = *coef + c;
+    else if (mentions(atom, v)) return std::nullopt;
+  }
+  return coef;
+}
+
+// What each part of the statement is (constructConvolutionApplies).
+struct Roles {
+  const Assign *a = nullptr;
+  Expr img, filt;
+  bool imgFirst = true;
+  size_t fDim = 0, xDim = 0;
+  std::vector<IndexVar> kOrder;       // window reduction variables, then the others
+  size_t windowVars = 0;              // how many of kOrder are window variables
+  std::vector<std::string> unitParams; // scalar parameters the fast path fixes to 1
+};
+
+bool analyse(const Op &op, Roles *out, std::string *reason) {
+  if (op.body.size() != 1 || !op.intermediates.empty()) return fail(reason, "the op has more than one statement");
+  const Assign &a = op.body[0];
+  if (a.vars.size() < 2) return fail(reason, "the output has rank < 2");
+  if (a.target->dtype != ScalarType::F32 && a.target->dtype != ScalarType::F64)
+    return fail(reason, "the output is not f32 or f64");
+  const Expr &v = a.value;
+  if (v->kind != ExprKind::Reduce || v->reduceOp != ReduceOp::Sum) return fail(reason, "the value is not a sum");
+  const Expr &prod = v->args[0];
+  if (prod->kind != ExprKind::Binary || prod->binOp != BinOp::Mul) return fail(reason, "the summand is not a product");
+  for (const Expr &f : prod->args) {
+    if (f->kind != ExprKind::Load || f->type != a.target->dtype)
+      return fail(reason, "a factor is not an element of a tensor of the output's type");
+    if (f->tensor == a.target) return fail(reason, "a factor reads the output");
+  }
+  Roles r;
+  r.a = &a;
+  r.xDim = a.vars.size() - 1;
+  const std::string &x = a.vars[r.xDim].name;
+  r.imgFirst = mentions(prod->args[0], x);
+  r.img = prod->args[r.imgFirst ? 0 : 1];
+  r.filt = prod->args[r.imgFirst ? 1 : 0];
+  if (!mentions(r.img, x) || mentions(r.filt, x))
+    return fail(reason, "not exactly one factor depends on the innermost output index");
+  const std::vector<Expr> &idx = r.img->args;
+  for (size_t d = 0; d + 1 < idx.size(); ++d)
+    if (mentions(idx[d], x)) return fail(reason, "the innermost output index appears before the image's last index");
+  if (r.img->pred) return fail(reason, "the image factor is guarded");
+  bool window = std::any_of(v->rvars.begin(), v->rvars.end(), [&](const IndexVar &k) { return mentions(idx.back(), k.name); });
+  if (!window) return fail(reason, "the image's last index has no window (no reduction variable next to the output index)");
+
+  std::vector<size_t> filterDims;
+  for (size_t d = 0; d + 1 < a.vars.size(); ++d)
+    if (mentions(r.filt, a.vars[d].name)) filterDims.push_back(d);
+  if (filterDims.size() != 1) return fail(reason, "the filter factor does not depend on exactly one output index");
+  r.fDim = filterDims[0];
+  if (mentions(r.img, a.vars[r.fDim].name)) return fail(reason, "the filter's output index also indexes the image");
+
+  // Scalar parameters multiplying an index variable in the image's last
+  // index (stride, dilation): the unit-stride version fixes them to 1.
+  std::set<std::string> scalars;
+  for (const Param &p : op.inputs)
+    if (p.isScalar() && isInteger(p.type)) scalars.insert(p.name);
+  std::set<std::string> unit;
+  for (const auto &[atom, coef] : linearize(simplify(idx.back())).terms) {
+    if (atom->kind == ExprKind::Var) continue;
+    visitExpr(atom, [&](const Expr &n) {
+      if (n->kind == ExprKind::Var && scalars.count(n->name)) unit.insert(n->name);
+    });
+  }
+  r.unitParams.assign(unit.begin(), unit.end());
+  std::vector<std::pair<std::string, Expr>> ones;
+  for (const std::string &p : r.unitParams) ones.push_back({p, intImm(1)});
+  if (linearCoef(substitute(idx.back(), ones), x) != std::optional<int64_t>(1))
+    return fail(reason, "the image's last index is not unit-stride in the innermost output index");
+
+  // Window variables (those that share an image index with an output index)
+  // loop outside the others, so the image's padding guards do not change in
+  // the innermost reduction loop.
+  auto windowVar = [&](const IndexVar &k) {
+    return std::any_of(idx.begin(), idx.end(), [&](const Expr &i) {
+      return mentions(i, k.name) &&
+             std::any_of(a.vars.begin(), a.vars.end(), [&](const IndexVar &o) { return mentions(i, o.name); });
+    });
+  };
+  for (const IndexVar &k : v->rvars)
+    if (windowVar(k)) r.kOrder.push_back(k);
+  r.windowVars = r.kOrder.size();
+  for (const IndexVar &k : v->rvars)
+    if (!windowVar(k)) r.kOrder.push_back(k);
+  if (out) *out = std::move(r);
+  return true;
+}
+
+// Fresh names: none of the op's names is reused.
+class Names {
+public:
+  explicit Names(const Op &op, const Assign &a) {
+    used_.insert(op.symbols.begin(), op.symbols.end());
+    for (const Param &p : op.inputs) used_.insert(p.name);
+    for (const TensorPtr &t : op.outputs) used_.insert(t->name);
+    for (const IndexVar &v : a.vars) used_.insert(v.name);
+    for (const IndexVar &v : a.value->rvars) used_.insert(v.name);
+  }
+  std::string operator()(const std::string &base) {
+    std::string name = base;
+    for (int i = 1; used_.count(name); ++i) name = base + "_" + std::to_string(i);
+    used_.insert(name);
+    return name;
+  }
+
+private:
+  std::set<std::string> used_;
+};
+
+// `load` with its indices simplified (after substituting 1 for a stride).
+Expr simplifyIndices(const Expr &e) {
+  std::vector<Expr> idx;
+  for (const Expr &i : e->args) idx.push_back(simplify(i));
+  return load(e->tensor, std::move(idx), e->pad, e->pred, e->loc);
+}
+
+// Serial loops over `vars` (outermost first) around `body`.
+MStmtPtr loops(const std::vector<IndexVar> &vars, MStmtPtr body, SourceLoc loc) {
+  for (size_t i = vars.size(); i-- > 0;) body = seqFor(vars[i].name, vars[i].extent, body, loc);
+  return body;
+}
+
+} // namespace
+
+ConvolutionTiles chooseConvolutionTiles(int vectorBits, int elemBytes) {
+  int64_t lanes = std::max(1, vectorBits / (8 * elemBytes));
+  // One row: nv accumulators; mr rows share the nv image vectors and take
+  // one broadcast: mr * nv + nv + 1 registers (EmitRegisterTile's rule).
+  ConvolutionTiles t;
+  if (vectorBits >= 512) {
+    t.mr = 6;
+    t.nr = 4 * lanes;
+  } else {
+    t.mr = 4;
+    t.nr = 3 * lanes;
+  }
+  return t;
+}
+
+bool constructConvolutionApplies(const Op &op, std::string *reason) { return analyse(op, nullptr, reason); }
+
+KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
+  Roles ro;
+  std::string why;
+  if (!analyse(*op, &ro, &why)) throw InternalError("constructConvolution: " + why);
+  const Assign &a = *ro.a;
+  SourceLoc loc = a.loc;
+  Names fresh(*op, a);
+  std::string fb = fresh("fb"), xb = fresh("xb"), fr = fresh("fr"), xx = fresh("xx");
+  const IndexVar &fv = a.vars[ro.fDim], &xv = a.vars[ro.xDim];
+  Expr panels = ceilDiv(fv.extent, intImm(t.mr));
+  Expr fIdx = add(mul(loopVar(fb), intImm(t.mr)), loopVar(fr));
+  Expr xIdx = add(mul(loopVar(xb), intImm(t.nr)), loopVar(xx));
+
+  // Every index variable becomes the loop variable of the same name; f and
+  // x are composed from their block and in-tile parts.
+  std::vector<std::pair<std::string, Expr>> vmap;
+  for (const IndexVar &v : a.vars) vmap.push_back({v.name, loopVar(v.name)});
+  for (const IndexVar &k : ro.kOrder) vmap.push_back({k.name, loopVar(k.name)});
+  vmap[ro.fDim].second = fIdx;
+  vmap[ro.xDim].second = xIdx;
+
+  // The filter, packed once per call: Fp[fb, k.., fr] is contiguous in fr
+  // (one broadcast stream for all mr rows) and then in the innermost
+  // reduction variable; rows past F hold 0 (the filter load's guard).
+  auto packed = std::make_shared<TensorDecl>();
+  packed->name = fresh("packed_" + ro.filt->tensor->name);
+  packed->dtype = a.target->dtype;
+  packed->shape = {simplify(panels)};
+  for (const IndexVar &k : ro.kOrder) packed->shape.push_back(k.extent);
+  packed->shape.push_back(intImm(t.mr));
+  packed->scope = Scope::Global;
+  packed->role = TensorRole::Local;
+  packed->loc = loc;
+  auto alloc = std::make_shared<MStmt>();
+  alloc->kind = MStmt::Kind::Alloc;
+  alloc->tensor = packed;
+  alloc->loc = loc;
+  std::vector<Expr> pIdx{loopVar(fb)};
+  for (const IndexVar &k : ro.kOrder) pIdx.push_back(loopVar(k.name));
+  pIdx.push_back(loopVar(fr));
+  MStmtPtr packRow = mMapFor({fr}, MappingAtom::Kind::Repeat, {intImm(t.mr)}, std::nullopt,
+                             mStore(packed, pIdx, substitute(ro.filt, vmap), AccumOp::None, loc), loc);
+  MStmtPtr pack = mMapFor({fb}, MappingAtom::Kind::Spatial, {simplify(panels)}, WorkerKind::Cores,
+                          loops(ro.kOrder, packRow, loc), loc);
+
+  // One version of the tiles for an image expression.
+  // Tasks: output rows of nr columns (all filters); inside, the channel
+  // variable is cut into blocks of kc so that the image rows one block
+  // reads (kc x window rows x nr) stay in L1 while every filter panel
+  // passes over them.
+  std::vector<std::string> workers;
+  std::vector<Expr> spatial;
+  for (size_t d = 0; d < a.vars.size(); ++d)
+    if (d != ro.fDim && d != ro.xDim) {
+      workers.push_back(a.vars[d].name);
+      spatial.push_back(a.vars[d].extent);
+    }
+  workers.push_back(xb);
+  spatial.push_back(simplify(ceilDiv(xv.extent, intImm(t.nr))));
+  std::vector<Expr> oIdx;
+  for (size_t d = 0; d < a.vars.size(); ++d) oIdx.push_back(simplify(vmap[d].second));
+  std::vector<IndexVar> window(ro.kOrder.begin(), ro.kOrder.begin() + ro.windowVars);
+  std::optional<IndexVar> channel;
+  std::string cb = fresh("cb");
+  std::vector<Expr> fIdxC = pIdx;
+  if (ro.kOrder.size() > ro.windowVars) {
+    channel = ro.kOrder.back();
+    window.assign(ro.kOrder.begin(), ro.kOrder.end() - 1);
+    Expr blocked = add(mul(loopVar(cb), intImm(t.kc)), loopVar(channel->name));
+    for (auto &[name, e] : vmap)
+      if (name == channel->name) e = blocked;
+    fIdxC[ro.kOrder.size()] = blocked;
+  }
+  auto tiles = [&](const Expr &img) {
+    Expr imgV = simplifyIndices(substitute(img, vmap)), filtV = load(packed, fIdxC);
+    MStmtPtr init = mMapFor({fr, xx}, MappingAtom::Kind::Repeat, {intImm(t.mr), intImm(t.nr)}, std::nullopt,
+                            mStore(a.target, oIdx, floatImm(0, a.target->dtype), AccumOp::None, loc), loc);
+    MStmtPtr fma = mStore(a.target, oIdx, ro.imgFirst ? mul(imgV, filtV) : mul(filtV, imgV), AccumOp::Add, loc);
+    MStmtPtr nest = mMapFor({fr, xx}, MappingAtom::Kind::Repeat, {intImm(t.mr), intImm(t.nr)}, std::nullopt, fma, loc);
+    if (channel) {
+      Expr live = binary(BinOp::Min, intImm(t.kc), sub(channel->extent, mul(loopVar(cb), intImm(t.kc))));
+      nest = seqFor(channel->name, live, nest, loc);
+    }
+    nest = seqFor(fb, panels, loops(window, nest, loc), loc);
+    if (channel) nest = seqFor(cb, ceilDiv(channel->extent, intImm(t.kc)), nest, loc);
+    return mMapFor(workers, MappingAtom::Kind::Spatial, spatial, WorkerKind::Cores,
+                   mBlock({seqFor(fb, panels, init, loc), nest}, loc), loc);
+  };
+
+  MStmtPtr compute = tiles(ro.img);
+  if (!ro.unitParams.empty()) {
+    std::vector<std::pair<std::string, Expr>> ones;
+    Expr cond;
+    for (const std::string &p : ro.unitParams) {
+      ones.push_back({p, intImm(1)});
+      Expr eq = binary(BinOp::EQ, var(p, VarKind::Symbol), intImm(1));
+      cond = cond ? binary(BinOp::And, cond, eq) : eq;
+    }
+    auto branch = std::make_shared<MStmt>();
+    branch->kind = MStmt::Kind::If;
+    branch->loc = loc;
+    branch->cond = cond;
+    branch->thenS = tiles(substitute(ro.img, ones));
+    branch->elseS = compute;
+    compute = branch;
+  }
+
+  auto k = std::make_shared<Kernel>();
+  k->name = op->name;
+  k->op = op;
+  k->target = TargetFamily::Cpu;
+  k->loc = op->loc;
+  k->synthesized = true;
+  k->body = mBlock({alloc, pack, compute}, op->loc);
+  return k;
+}
+
+} // namespace tk

@@ -1,0 +1,184 @@
+#include "scheduler/FuseRows.h"
+
+#include "ir/IRRewrite.h"
+
+#include <algorithm>
+#include <set>
+
+namespace tk {
+using namespace ir;
+
+namespace {
+
+// for (i) in spatial(E) on cores { ... }
+bool rowLoop(const MStmtPtr &s) {
+  return s && s->kind == MStmt::Kind::MapFor && s->worker == WorkerKind::Cores && s->vars.size() == 1 &&
+         s->mapping.atoms.size() == 1 && s->mapping.atoms[0].kind == MappingAtom::Kind::Spatial &&
+         s->mapping.atoms[0].perm.empty();
+}
+
+bool isVar(const Expr &e, const std::string &name) { return e && e->kind == ExprKind::Var && e->name == name; }
+
+std::set<const TensorDecl *> writtenIn(const std::vector<MStmtPtr> &stmts) {
+  std::set<const TensorDecl *> out;
+  for (const MStmtPtr &s : stmts)
+    visitMStmt(s, [&](const MStmt &m) {
+      if (m.kind == MStmt::Kind::Store) out.insert(m.tensor.get());
+    });
+  return out;
+}
+
+// Every expression of a statement tree (bounds, dims, indices, values, conditions).
+void visitExprs(const MStmtPtr &s, const std::function<void(const Expr &)> &fn) {
+  visitMStmt(s, [&](const MStmt &m) {
+    for (const Expr *e : {&m.begin, &m.end, &m.value, &m.cond})
+      if (*e) visitExpr(*e, fn);
+    for (const Expr &e : m.indices) visitExpr(e, fn);
+    for (const MappingAtom &a : m.mapping.atoms)
+      for (const Expr &d : a.dims) visitExpr(d, fn);
+  });
+}
+
+// The first access to a tensor of `written` in `loop` that is not at the
+// loop's own row, as text; empty when there is none.
+std::string foreignRowAccess(const MStmtPtr &loop, const std::set<const TensorDecl *> &written) {
+  const std::string &row = loop->vars[0];
+  std::string found;
+  visitMStmt(loop->body, [&](const MStmt &m) {
+    if (found.empty() && m.kind == MStmt::Kind::Store && written.count(m.tensor.get()) &&
+        (m.indices.empty() || !isVar(m.indices[0], row)))
+      found = "the store to " + m.tensor->name;
+  });
+  visitExprs(loop->body, [&](const Expr &n) {
+    if (found.empty() && n->kind == ExprKind::Load && written.count(n->tensor.get()) &&
+        (n->args.empty() || !isVar(n->args[0], row)))
+      found = "the read " + printExpr(n);
+  });
+  return found;
+}
+
+// T[i, j..] = f as a statement of a fused row body: the store itself, or a
+// repeat loop over j.. around it. Returns the store and the j.. names.
+const MStmt *elementwiseStore(const MStmtPtr &piece, const std::string &row, std::vector<std::string> &cols) {
+  const MStmt *s = piece.get();
+  cols.clear();
+  if (s->kind == MStmt::Kind::MapFor) {
+    if (s->worker || s->mapping.atoms.size() != 1 || s->mapping.atoms[0].kind != MappingAtom::Kind::Repeat ||
+        !s->mapping.atoms[0].perm.empty() || !s->body)
+      return nullptr;
+    cols = s->vars;
+    s = s->body.get();
+  }
+  if (s->kind != MStmt::Kind::Store || s->accum != AccumOp::None || s->tensor->role != TensorRole::Intermediate ||
+      s->indices.size() != cols.size() + 1 || !isVar(s->indices[0], row))
+    return nullptr;
+  for (size_t d = 0; d < cols.size(); ++d)
+    if (!isVar(s->indices[d + 1], cols[d])) return nullptr;
+  bool reduces = false;
+  visitExpr(s->value, [&](const Expr &n) { reduces |= n->kind == ExprKind::Reduce; });
+  return reduces ? nullptr : s;
+}
+
+size_t loadsOf(const MStmtPtr &s, const TensorDecl *t) {
+  size_t n = 0;
+  visitExprs(s, [&](const Expr &e) { n += e->kind == ExprKind::Load && e->tensor.get() == t; });
+  return n;
+}
+
+// Recomputes one element-wise intermediate of the fused body where it is
+// read; false when none qualifies.
+bool inlineOne(std::vector<MStmtPtr> &pieces, const std::string &row, std::set<const TensorDecl *> &dropped) {
+  for (size_t p = 0; p < pieces.size(); ++p) {
+    std::vector<std::string> cols;
+    const MStmt *st = elementwiseStore(pieces[p], row, cols);
+    if (!st) continue;
+    const TensorDecl *t = st->tensor.get();
+    std::vector<MStmtPtr> before(pieces.begin(), pieces.begin() + long(p) + 1), after(pieces.begin() + long(p) + 1, pieces.end());
+    // Written once, here; what f reads is not written later in the row.
+    std::set<const TensorDecl *> writtenBefore = writtenIn(before), writtenAfter = writtenIn(after);
+    if (writtenAfter.count(t) || loadsOf(pieces[p], t)) continue;
+    bool stable = true;
+    visitExpr(st->value, [&](const Expr &n) { stable &= n->kind != ExprKind::Load || !writtenAfter.count(n->tensor.get()); });
+    bool plainReads = true;
+    for (const MStmtPtr &a : after)
+      visitExprs(a, [&](const Expr &n) { plainReads &= n->kind != ExprKind::Load || n->tensor.get() != t || (!n->pad && !n->pred); });
+    if (!stable || !plainReads) continue;
+    Expr f = st->value;
+    for (MStmtPtr &a : after)
+      a = rewriteMStmt(a, [&](const Expr &e) {
+        return transformExpr(e, [&](const Expr &n) -> Expr {
+          if (n->kind != ExprKind::Load || n->tensor.get() != t) return n;
+          std::vector<std::pair<std::string, Expr>> at;
+          for (size_t d = 0; d < cols.size(); ++d) at.push_back({cols[d], n->args[d + 1]});
+          return substitute(f, at);
+        });
+      });
+    pieces.erase(pieces.begin() + long(p));
+    std::copy(after.begin(), after.end(), pieces.begin() + long(p));
+    dropped.insert(t);
+    return true;
+  }
+  return false;
+}
+
+} // namespace
+
+bool fuseRowsApplies(const MStmt &body, size_t first, size_t last, std::string *reason) {
+  auto refuse = [&](std::string why) {
+    if (reason) *reason = std::move(why);
+    return false;
+  };
+  if (body.kind != MStmt::Kind::Block || first >= last || last >= body.stmts.size())
+    return refuse("there are not two statements to fuse");
+  std::vector<MStmtPtr> run(body.stmts.begin() + long(first), body.stmts.begin() + long(last) + 1);
+  for (const MStmtPtr &s : run) {
+    if (!rowLoop(s)) return refuse("a statement is not a one-dimensional loop over rows on cores");
+    if (!sameExpr(s->mapping.atoms[0].dims[0], run[0]->mapping.atoms[0].dims[0]))
+      return refuse("the loops run over different numbers of rows");
+  }
+  std::set<const TensorDecl *> written = writtenIn(run);
+  for (const MStmtPtr &s : run)
+    if (std::string access = foreignRowAccess(s, written); !access.empty())
+      return refuse(access + " is not at its own row, so one row would depend on another");
+  return true;
+}
+
+KernelPtr fuseRows(const KernelPtr &k) {
+  if (!k->synthesized || k->target != TargetFamily::Cpu || !k->body || k->body->kind != MStmt::Kind::Block) return k;
+  const auto &stmts = k->body->stmts;
+  std::vector<MStmtPtr> out;
+  std::set<const TensorDecl *> dropped;
+  bool changed = false;
+  for (size_t i = 0; i < stmts.size();) {
+    size_t j = i;
+    while (j + 1 < stmts.size() && fuseRowsApplies(*k->body, i, j + 1, nullptr)) ++j;
+    if (j == i) {
+      out.push_back(stmts[i++]);
+      continue;
+    }
+    const std::string row = stmts[i]->vars[0];
+    std::vector<MStmtPtr> pieces;
+    for (size_t s = i; s <= j; ++s) {
+      Expr v = var(row, VarKind::Loop, ScalarType::I64, stmts[s]->loc);
+      const std::string &own = stmts[s]->vars[0];
+      pieces.push_back(rewriteMStmt(stmts[s]->body, [&](const Expr &e) { return substitute(e, {{own, v}}); }));
+    }
+    while (inlineOne(pieces, row, dropped)) {
+    }
+    auto fused = std::make_shared<MStmt>(*stmts[i]);
+    fused->body = mBlock(pieces, stmts[i]->loc);
+    out.push_back(fused);
+    changed = true;
+    i = j + 1;
+  }
+  if (!changed) return k;
+  // Intermediates that are no longer stored are no longer allocated.
+  out.erase(std::remove_if(out.begin(), out.end(),
+                           [&](const MStmtPtr &s) { return s->kind == MStmt::Kind::Alloc && dropped.count(s->tensor.get()); }),
+            out.end());
+  auto fused = std::make_shared<Kernel>(*k);
+  fused->body = mBlock(out, k->body->loc);
+  return fused;
+}
+
+} // namespace tk

@@ -1,0 +1,263 @@
+#include "scheduler/VersionFullTiles.h"
+
+#include "ir/IRRewrite.h"
+#include "ir/Simplify.h"
+
+#include <map>
+#include <optional>
+
+namespace tk {
+using namespace ir;
+
+namespace {
+
+// Inclusive symbolic bounds [lo, hi] of a loop variable over the whole nest,
+// in terms of variables bound outside it; null when they are unknown.
+struct Interval {
+  Expr lo, hi;
+};
+using Env = std::map<std::string, Interval>;
+
+bool mentionsNestVar(const Expr &e, const Env &env) {
+  bool found = false;
+  visitExpr(e, [&](const Expr &n) { found |= n->kind == ExprKind::Var && env.count(n->name); });
+  return found;
+}
+
+// Bounds of an integer expression over every iteration of the nest. Only
+// operations that are monotone in each operand (or bounded, like x % c) are
+// followed; anything else in a nest variable gives up.
+std::optional<Interval> bounds(const Expr &e, const Env &env) {
+  if (!mentionsNestVar(e, env)) return Interval{e, e};
+  if (e->kind == ExprKind::Var) {
+    const Interval &v = env.at(e->name);
+    if (!v.lo || !v.hi) return std::nullopt;
+    return v;
+  }
+  if (e->kind != ExprKind::Binary || !isInteger(e->type)) return std::nullopt;
+  const Expr &a = e->args[0], &b = e->args[1];
+  int64_t c = 0;
+  switch (e->binOp) {
+  case BinOp::Add:
+  case BinOp::Sub: {
+    auto x = bounds(a, env), y = bounds(b, env);
+    if (!x || !y) return std::nullopt;
+    if (e->binOp == BinOp::Add) return Interval{add(x->lo, y->lo), add(x->hi, y->hi)};
+    return Interval{sub(x->lo, y->hi), sub(x->hi, y->lo)};
+  }
+  case BinOp::Mul: {
+    const Expr *other = isConstInt(b, &c) ? &a : isConstInt(a, &c) ? &b : nullptr;
+    if (!other) return std::nullopt;
+    auto x = bounds(*other, env);
+    if (!x) return std::nullopt;
+    Expr k = intImm(c);
+    if (c >= 0) return Interval{mul(x->lo, k), mul(x->hi, k)};
+    return Interval{mul(x->hi, k), mul(x->lo, k)};
+  }
+  case BinOp::Div:
+  case BinOp::CDiv: {
+    if (!isConstInt(b, &c) || c <= 0) return std::nullopt;
+    auto x = bounds(a, env);
+    if (!x) return std::nullopt;
+    auto div = e->binOp == BinOp::Div ? floorDiv : ceilDiv;
+    return Interval{div(x->lo, b), div(x->hi, b)};
+  }
+  case BinOp::Mod:
+    if (!isConstInt(b, &c) || c <= 0) return std::nullopt;
+    return Interval{intImm(0), intImm(c - 1)};
+  case BinOp::Min:
+  case BinOp::Max: {
+    auto x = bounds(a, env), y = bounds(b, env);
+    if (!x || !y) return std::nullopt;
+    return Interval{binary(e->binOp, x->lo, y->lo), binary(e->binOp, x->hi, y->hi)};
+  }
+  default: return std::nullopt;
+  }
+}
+
+// `a OP b` as `b OP' a`.
+BinOp mirror(BinOp op) {
+  switch (op) {
+  case BinOp::LT: return BinOp::GT;
+  case BinOp::LE: return BinOp::GE;
+  case BinOp::GT: return BinOp::LT;
+  case BinOp::GE: return BinOp::LE;
+  default: return op;
+  }
+}
+
+// The run-time condition under which the comparison `g` holds at every
+// iteration of the nest, or null when it cannot be bounded.
+Expr holdsEverywhere(const Expr &g, const Env &env) {
+  if (g->kind != ExprKind::Binary || !isComparison(g->binOp) || !isInteger(g->args[0]->type) ||
+      !isInteger(g->args[1]->type))
+    return nullptr;
+  // Bound the side with the nest's variables against the other side when
+  // only one has them (`bi*128 + 127 < M` reads better than a difference).
+  Expr a = g->args[0], b = g->args[1];
+  if (mentionsNestVar(b, env)) {
+    if (mentionsNestVar(a, env)) {
+      a = simplify(sub(a, b));
+      b = intImm(0);
+    } else {
+      return holdsEverywhere(binary(mirror(g->binOp), b, a), env);
+    }
+  }
+  auto d = bounds(simplify(a), env);
+  if (!d) return nullptr;
+  switch (g->binOp) {
+  case BinOp::LT:
+  case BinOp::LE: return binary(g->binOp, d->hi, b);
+  case BinOp::GT:
+  case BinOp::GE: return binary(g->binOp, d->lo, b);
+  default: return nullptr;
+  }
+}
+
+void conjuncts(const Expr &p, std::vector<Expr> &out) {
+  if (p->kind == ExprKind::Binary && p->binOp == BinOp::And) {
+    conjuncts(p->args[0], out);
+    conjuncts(p->args[1], out);
+  } else {
+    out.push_back(p);
+  }
+}
+
+// Loops, blocks and stores only: no control flow or allocation whose
+// meaning a copy could change, and every variable comes from a loop.
+bool plainNest(const LStmtPtr &s) {
+  bool plain = true;
+  visitLStmt(s, [&](const LStmt &n) {
+    plain &= n.kind == LStmt::Kind::Block || n.kind == LStmt::Kind::Store ||
+             (n.kind == LStmt::Kind::For && n.forKind != ForKind::Parallel);
+  });
+  return plain;
+}
+
+class Versioner {
+public:
+  // `levels`: how many loop levels may still get their own version.
+  // `failed`: the condition that just failed one level out (a copy testing
+  // it again would never run).
+  LStmtPtr nest(const LStmtPtr &root, int levels, const std::string &failed = "") {
+    Env env;
+    bindLoops(root, env);
+    std::map<std::string, Expr> removable; // guard text -> when it always holds
+    visitLStmt(root, [&](const LStmt &n) {
+      if (n.kind != LStmt::Kind::Store) return;
+      collect(n.pred, env, removable);
+      for (const Expr &i : n.indices) visitLoads(i, env, removable);
+      visitLoads(n.value, env, removable);
+    });
+    // Guards of different accesses often need the same bound (a row guard
+    // of a load and of a store): test each condition once.
+    std::map<std::string, Expr> tests;
+    for (const auto &entry : removable) tests.emplace(printExpr(entry.second), entry.second);
+    Expr cond;
+    for (const auto &[text, holds] : tests) cond = cond ? binary(BinOp::And, cond, holds) : holds;
+    if (cond) cond = simplify(cond);
+    int64_t known = -1;
+    if (cond && isConstInt(cond, &known) && known == 1) return strip(root, removable);
+    std::string text = cond ? printExpr(cond) : "";
+    LStmtPtr slow = levels > 1 ? inner(root, levels - 1, text) : root;
+    if (!cond || known == 0 || text == failed) return slow;
+    LStmtPtr s = lStmt(LStmt::Kind::If, root->loc);
+    s->cond = cond;
+    s->thenS = strip(root, removable);
+    s->elseS = slow;
+    return s;
+  }
+
+  // Versions the plain nests found anywhere in `s`.
+  LStmtPtr walk(const LStmtPtr &s) {
+    if (!s) return s;
+    if (s->kind == LStmt::Kind::For && s->forKind != ForKind::Parallel && plainNest(s)) return nest(s, 2);
+    auto c = std::make_shared<LStmt>(*s);
+    for (LStmtPtr &x : c->stmts) x = walk(x);
+    c->body = walk(c->body);
+    c->thenS = walk(c->thenS);
+    c->elseS = walk(c->elseS);
+    return c;
+  }
+
+private:
+  // The loops directly below `loop` (through blocks) get their own version.
+  LStmtPtr inner(const LStmtPtr &loop, int levels, const std::string &failed) {
+    std::function<LStmtPtr(const LStmtPtr &)> go = [&](const LStmtPtr &s) -> LStmtPtr {
+      if (s->kind == LStmt::Kind::For) return nest(s, levels, failed);
+      if (s->kind != LStmt::Kind::Block) return s;
+      auto b = std::make_shared<LStmt>(*s);
+      for (LStmtPtr &x : b->stmts) x = go(x);
+      return b;
+    };
+    auto c = std::make_shared<LStmt>(*loop);
+    c->body = go(loop->body);
+    return c;
+  }
+
+  static void bindLoops(const LStmtPtr &s, Env &env) {
+    visitLStmt(s, [&](const LStmt &n) {
+      if (n.kind != LStmt::Kind::For) return;
+      // Outer loops are visited first (pre-order), so the bounds of this
+      // loop's min and extent may use their intervals.
+      auto lo = bounds(n.min, env);
+      auto hi = bounds(simplify(sub(add(n.min, n.extent), intImm(1))), env);
+      env[n.var] = Interval{lo ? simplify(lo->lo) : nullptr, hi ? simplify(hi->hi) : nullptr};
+    });
+  }
+
+  static void collect(const Expr &pred, const Env &env, std::map<std::string, Expr> &out) {
+    if (!pred) return;
+    std::vector<Expr> parts;
+    conjuncts(pred, parts);
+    for (const Expr &g : parts)
+      if (Expr holds = holdsEverywhere(g, env)) out.emplace(printExpr(g), simplify(holds));
+  }
+
+  static void visitLoads(const Expr &e, const Env &env, std::map<std::string, Expr> &out) {
+    if (!e) return;
+    visitExpr(e, [&](const Expr &n) {
+      if (n->kind == ExprKind::Load) collect(n->pred, env, out);
+    });
+  }
+
+  // `pred` without the removable comparisons (null when none is left).
+  static Expr prune(const Expr &pred, const std::map<std::string, Expr> &removable) {
+    if (!pred) return pred;
+    std::vector<Expr> parts;
+    conjuncts(pred, parts);
+    Expr kept;
+    for (const Expr &g : parts)
+      if (!removable.count(printExpr(g))) kept = kept ? binary(BinOp::And, kept, g) : g;
+    return kept;
+  }
+
+  static LStmtPtr strip(const LStmtPtr &root, const std::map<std::string, Expr> &removable) {
+    auto dropInLoads = [&](const Expr &n) -> Expr {
+      if (n->kind != ExprKind::Load || !n->pred) return n;
+      Expr kept = prune(n->pred, removable);
+      // With no guard left the access is in range: the pad is never read.
+      return load(n->tensor, n->args, kept ? n->pad : nullptr, kept, n->loc);
+    };
+    LStmtPtr out = rewriteLStmt(root, [&](const Expr &e) { return transformExpr(e, dropInLoads); });
+    std::function<LStmtPtr(const LStmtPtr &)> stores = [&](const LStmtPtr &s) -> LStmtPtr {
+      if (!s) return s;
+      auto c = std::make_shared<LStmt>(*s);
+      if (c->kind == LStmt::Kind::Store) c->pred = prune(c->pred, removable);
+      for (LStmtPtr &x : c->stmts) x = stores(x);
+      c->body = stores(c->body);
+      return c;
+    };
+    return stores(out);
+  }
+};
+
+} // namespace
+
+LoweredFunc versionFullTiles(const LoweredFunc &f) {
+  LoweredFunc out = f;
+  out.body = Versioner().walk(f.body);
+  return out;
+}
+
+} // namespace tk

@@ -1,0 +1,21 @@
+// VersionFullTiles: a guard-free copy of loop nests for the tiles that lie
+// wholly inside the tensors (Halide's loop partitioning, at nest level).
+#pragma once
+#include "ir/LoopIR.h"
+
+namespace tk {
+
+// Takes a loop-IR function after PredicateAccesses. For each innermost
+// serial loop nest (For/Block/Store only) whose guards include comparisons
+// that are affine-monotone in the nest's loop variables, returns it as
+//   if (every such comparison holds at the extreme iterations) { nest without them }
+//   else { nest as it was, with the same treatment one loop level further in }
+// The condition is evaluated once, before the nest, from the loop bounds
+// (symbolic intervals: sums, constant multiples, floor/ceil divisions by
+// positive constants, min/max, modulo by constants). Guards it cannot
+// bound stay in both copies. Full tiles then run with unmasked vector
+// loads and stores; partial tiles keep the masked code. Requires loops to
+// be well nested (a loop's bounds use only variables bound outside it).
+ir::LoweredFunc versionFullTiles(const ir::LoweredFunc &f);
+
+} // namespace tk

@@ -1,0 +1,128 @@
+// ConstructConvolution: which ops are windowed contractions (and why the
+// others are not), the roles read off the index expressions, and the
+// run-time version whose image index is unit-stride. The kernels' results
+// are checked end to end (tests/e2e/construct_convolution.tk, stdlib conv2d)
+// and their hot loops in tests/codegen.
+#include "frontend/Frontend.h"
+#include "scheduler/ConstructConvolution.h"
+
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <sstream>
+
+using namespace tk;
+using namespace tk::ir;
+
+namespace {
+
+OpPtr opFrom(const std::string &src, const std::string &name) {
+  SourceManager sm;
+  DiagEngine diags(sm);
+  std::ostringstream out;
+  diags.setStream(&out);
+  FrontendOptions fo;
+  fo.stdlibDir = TK_SOURCE_STDLIB_DIR;
+  auto m = buildModule("t.tk", fo, sm, diags, nullptr, &src);
+  REQUIRE_MESSAGE(m, out.str());
+  for (const OpPtr &op : m->ops)
+    if (op->name == name) return op;
+  FAIL("no op " << name);
+  return nullptr;
+}
+
+std::string whyNot(const std::string &body, const std::string &sig) {
+  OpPtr op = opFrom("op t" + sig + " {\n" + body + "\n}\n", "t");
+  std::string why;
+  CHECK_FALSE(constructConvolutionApplies(*op, &why));
+  return why;
+}
+
+// Every statement of a mapping-IR tree, depth first.
+void walk(const MStmtPtr &s, const std::function<void(const MStmt &)> &fn) {
+  if (!s) return;
+  fn(*s);
+  for (const MStmtPtr &c : s->stmts) walk(c, fn);
+  walk(s->body, fn);
+  walk(s->thenS, fn);
+  walk(s->elseS, fn);
+}
+
+bool mentions(const Expr &e, const std::string &name) {
+  bool found = false;
+  visitExpr(e, [&](const Expr &n) { found |= n->kind == ExprKind::Var && n->name == name; });
+  return found;
+}
+
+} // namespace
+
+TEST_CASE("construct convolution: stdlib conv2d applies, other ops say why") {
+  OpPtr conv = opFrom("import \"std/nn.tk\";\n", "conv2d");
+  std::string why;
+  CHECK(constructConvolutionApplies(*conv, &why));
+  CHECK_FALSE(constructConvolutionApplies(*opFrom("import \"std/linalg.tk\";\n", "matmul"), &why));
+  CHECK(why.find("no window") != std::string::npos);
+  CHECK_FALSE(constructConvolutionApplies(*opFrom("import \"std/nn.tk\";\n", "avgpool2d"), &why));
+  CHECK(why.find("not a sum") != std::string::npos); // a sum divided by the window size
+  // Depthwise: the channel indexes both factors, no output index is the filter's own.
+  CHECK(whyNot("O[n, c, x] = sum(s) (X[n, c, x + s - 1] else 0) * Wt[c, s];",
+               "(X: f32[N, C, W], Wt: f32[C, S]) -> O: f32[N, C, W]")
+            .find("also indexes the image") != std::string::npos);
+  // A constant stride of 2 is never unit-stride: no fast version exists.
+  CHECK(whyNot("O[f, x] = sum(c, s) (X[c, 2*x + s] else 0) * Wt[f, c, s];",
+               "(X: f32[C, W], Wt: f32[F, C, S]) -> O: f32[F, (W - S) / 2 + 1]")
+            .find("not unit-stride") != std::string::npos);
+  // The filter depends on two output indices (a per-sample filter).
+  CHECK(whyNot("O[n, f, x] = sum(c, s) (X[c, x + s] else 0) * Wt[n, f, c, s];",
+               "(X: f32[C, W], Wt: f32[N, F, C, S]) -> O: f32[N, F, W - S + 1]")
+            .find("exactly one output index") != std::string::npos);
+}
+
+TEST_CASE("construct convolution: a unit-stride version behind a run-time test") {
+  OpPtr conv = opFrom("import \"std/nn.tk\";\n", "conv2d");
+  KernelPtr k = constructConvolution(conv, chooseConvolutionTiles(512, 4));
+  const MStmt *branch = nullptr;
+  walk(k->body, [&](const MStmt &s) {
+    if (s.kind == MStmt::Kind::If) branch = &s;
+  });
+  REQUIRE(branch);
+  CHECK(mentions(branch->cond, "stride"));
+  CHECK(mentions(branch->cond, "dilation"));
+  CHECK_FALSE(mentions(branch->cond, "pad"));
+  // The image's last index: x + s - pad in the then-branch (stride and
+  // dilation substituted), the general form in the else-branch.
+  auto imageIndex = [&](const MStmtPtr &root) {
+    Expr last;
+    walk(root, [&](const MStmt &s) {
+      if (s.kind == MStmt::Kind::Store && s.accum == AccumOp::Add)
+        visitExpr(s.value, [&](const Expr &e) {
+          if (e->kind == ExprKind::Load && e->tensor->name == "X") last = e->args.back();
+        });
+    });
+    return last;
+  };
+  Expr fast = imageIndex(branch->thenS), general = imageIndex(branch->elseS);
+  REQUIRE(fast);
+  REQUIRE(general);
+  CHECK_FALSE(mentions(fast, "stride"));
+  CHECK_FALSE(mentions(fast, "dilation"));
+  CHECK(mentions(general, "stride"));
+  // The filter is packed once, contiguous in the register tile's rows.
+  CHECK(k->body->stmts[0]->kind == MStmt::Kind::Alloc);
+  CHECK(k->body->stmts[0]->tensor->shape.back()->intValue == 6);
+}
+
+TEST_CASE("construct convolution: constant unit stride needs no version, tiles follow the registers") {
+  OpPtr op = opFrom("op t(X: f32[N, C, H, W], Wt: f32[F, C, R, S]) -> O: f32[N, F, H - R + 1, W - S + 1] {\n"
+                    "  O[n, f, y, x] = sum(c, r, s) (X[n, c, y + r, x + s] else 0) * Wt[f, c, r, s];\n}\n",
+                    "t");
+  KernelPtr k = constructConvolution(op, chooseConvolutionTiles(512, 4));
+  bool branches = false;
+  walk(k->body, [&](const MStmt &s) { branches |= s.kind == MStmt::Kind::If; });
+  CHECK_FALSE(branches);
+  ConvolutionTiles z = chooseConvolutionTiles(512, 4), y = chooseConvolutionTiles(256, 4), d = chooseConvolutionTiles(512, 8);
+  CHECK(z.mr * (z.nr / 16) + z.nr / 16 + 1 <= 32);
+  CHECK(z.nr == 64);
+  CHECK(y.mr * (y.nr / 8) + y.nr / 8 + 1 <= 16);
+  CHECK(d.nr == 32);
+}

@@ -1,0 +1,79 @@
+// FuseRows: row loops of a default schedule run as one loop when no row
+// reads another's data, and element-wise intermediates are recomputed
+// where they are read; otherwise the reason names the offending access.
+#include "frontend/Frontend.h"
+#include "sched_build.h"
+#include "scheduler/DefaultSchedule.h"
+#include "scheduler/FuseRows.h"
+
+#include <doctest/doctest.h>
+
+#include <sstream>
+
+using namespace tk;
+using namespace tk::ir;
+
+namespace {
+
+KernelPtr defaultKernel(const std::string &src) {
+  SourceManager sm;
+  DiagEngine diags(sm);
+  std::ostringstream out;
+  diags.setStream(&out);
+  auto m = buildModule("t.tk", FrontendOptions{}, sm, diags, nullptr, &src);
+  REQUIRE_MESSAGE(m, out.str());
+  return defaultSchedule(m->ops.at(0), TargetDesc{});
+}
+
+} // namespace
+
+TEST_CASE("fuse rows: softmax is one row loop and its exponentials are not stored") {
+  KernelPtr k = defaultKernel(R"(op sm(X: f32[M, N]) -> Y: f32[M, N] {
+  m[i] = max(j) X[i, j];
+  e[i, j] = exp(X[i, j] - m[i]);
+  t[i] = sum(j) e[i, j];
+  Y[i, j] = e[i, j] / t[i];
+})");
+  std::string why;
+  CHECK(fuseRowsApplies(*k->body, 3, 6, &why));
+  KernelPtr f = fuseRows(k);
+  std::string text = printKernel(*f);
+  CHECK(text.find("global e:") == std::string::npos);
+  CHECK(text.find("  for (i) in spatial(M) on cores {\n"
+                  "    m[i] = max(j < N: X[i, j]);\n"
+                  "    t[i] = sum(j < N: exp(X[i, j] - m[i]));\n") != std::string::npos);
+  CHECK(text.find("Y[i, j] = exp(X[i, j] - m[i]) / t[i];") != std::string::npos);
+}
+
+TEST_CASE("fuse rows: a read of another row refuses, naming the read") {
+  KernelPtr k = defaultKernel(R"(op shift(X: f32[M, N]) -> Y: f32[M, N] {
+  s[i] = sum(j) X[i, j];
+  Y[i, j] = X[i, j] - (s[M - 1 - i] else 0);
+})");
+  std::string why;
+  CHECK_FALSE(fuseRowsApplies(*k->body, 1, 2, &why));
+  CHECK(why.find("is not at its own row, so one row would depend on another") != std::string::npos);
+  CHECK_MESSAGE(why.find("the read (s[M - 1 - i] else 0.0)") != std::string::npos, why);
+  CHECK(fuseRows(k) == k);
+}
+
+TEST_CASE("fuse rows: loops over different row counts are not fused") {
+  KernelPtr k = defaultKernel(R"(op two(X: f32[M, N], Z: f32[K]) -> Y: f32[M, N] {
+  t[k] = Z[k] + 1.0;
+  Y[i, j] = X[i, j] * (t[0] else 0);
+})");
+  std::string why;
+  CHECK_FALSE(fuseRowsApplies(*k->body, 1, 2, &why));
+  CHECK(why == "the loops run over different numbers of rows");
+}
+
+TEST_CASE("fuse rows: an intermediate whose inputs change later in the row is kept") {
+  KernelPtr k = defaultKernel(R"(op keep(X: f32[M, N]) -> Y: f32[M, N] {
+  a[i, j] = X[i, j] + 1.0;
+  b[i, j] = a[i, j] * 2.0;
+  Y[i, j] = b[i, j] + a[i, j];
+})");
+  std::string text = printKernel(*fuseRows(k));
+  // a and b are both inlined (nothing they read is written after them).
+  CHECK(text.find("Y[i, j] = (X[i, j] + 1.0) * 2.0 + (X[i, j] + 1.0);") != std::string::npos);
+}
