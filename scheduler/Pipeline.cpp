@@ -18,7 +18,9 @@
 #include "scheduler/InsertRuntimeChecks.h"
 #include "scheduler/LowerReductions.h"
 #include "scheduler/LowerTaskMappings.h"
+#include "scheduler/PartitionLoops.h"
 #include "scheduler/PredicateAccesses.h"
+#include "scheduler/SpecializeScalars.h"
 #include "scheduler/VersionFullTiles.h"
 #include "scheduler/construct/FillHoles.h"
 
@@ -88,8 +90,12 @@ public:
     f = predicateAccesses(f);
     step("PredicateAccesses", f, true);
     if (f.target == TargetFamily::Cpu) {
+      f = specializeScalars(f);
+      step("SpecializeScalars", f, true);
       f = versionFullTiles(f);
       step("VersionFullTiles", f, true);
+      f = partitionLoops(f);
+      step("PartitionLoops", f, true);
     }
     f = insertRuntimeChecks(f, *k);
     step("InsertRuntimeChecks", f, true);

@@ -2,9 +2,12 @@
 
 #include "ir/IRRewrite.h"
 #include "ir/Simplify.h"
+#include "scheduler/DropGuards.h"
+#include "scheduler/PartitionLoops.h"
 
 #include <map>
 #include <optional>
+#include <set>
 
 namespace tk {
 using namespace ir;
@@ -114,15 +117,6 @@ Expr holdsEverywhere(const Expr &g, const Env &env) {
   }
 }
 
-void conjuncts(const Expr &p, std::vector<Expr> &out) {
-  if (p->kind == ExprKind::Binary && p->binOp == BinOp::And) {
-    conjuncts(p->args[0], out);
-    conjuncts(p->args[1], out);
-  } else {
-    out.push_back(p);
-  }
-}
-
 // Loops, blocks and stores only: no control flow or allocation whose
 // meaning a copy could change, and every variable comes from a loop.
 bool plainNest(const LStmtPtr &s) {
@@ -134,6 +128,12 @@ bool plainNest(const LStmtPtr &s) {
   return plain;
 }
 
+std::set<std::string> keys(const std::map<std::string, Expr> &m) {
+  std::set<std::string> out;
+  for (const auto &entry : m) out.insert(entry.first);
+  return out;
+}
+
 class Versioner {
 public:
   // `levels`: how many loop levels may still get their own version.
@@ -143,12 +143,8 @@ public:
     Env env;
     bindLoops(root, env);
     std::map<std::string, Expr> removable; // guard text -> when it always holds
-    visitLStmt(root, [&](const LStmt &n) {
-      if (n.kind != LStmt::Kind::Store) return;
-      collect(n.pred, env, removable);
-      for (const Expr &i : n.indices) visitLoads(i, env, removable);
-      visitLoads(n.value, env, removable);
-    });
+    std::vector<std::string> stack;
+    gather(root, stack, env, removable);
     // Guards of different accesses often need the same bound (a row guard
     // of a load and of a store): test each condition once.
     std::map<std::string, Expr> tests;
@@ -157,13 +153,13 @@ public:
     for (const auto &[text, holds] : tests) cond = cond ? binary(BinOp::And, cond, holds) : holds;
     if (cond) cond = simplify(cond);
     int64_t known = -1;
-    if (cond && isConstInt(cond, &known) && known == 1) return strip(root, removable);
+    if (cond && isConstInt(cond, &known) && known == 1) return dropGuards(root, keys(removable));
     std::string text = cond ? printExpr(cond) : "";
     LStmtPtr slow = levels > 1 ? inner(root, levels - 1, text) : root;
     if (!cond || known == 0 || text == failed) return slow;
     LStmtPtr s = lStmt(LStmt::Kind::If, root->loc);
     s->cond = cond;
-    s->thenS = strip(root, removable);
+    s->thenS = dropGuards(root, keys(removable));
     s->elseS = slow;
     return s;
   }
@@ -173,10 +169,12 @@ public:
     if (!s) return s;
     if (s->kind == LStmt::Kind::For && s->forKind != ForKind::Parallel && plainNest(s)) return nest(s, 2);
     auto c = std::make_shared<LStmt>(*s);
+    bool binds = s->kind == LStmt::Kind::For && s->forKind != ForKind::Parallel && outer_.insert(s->var).second;
     for (LStmtPtr &x : c->stmts) x = walk(x);
     c->body = walk(c->body);
     c->thenS = walk(c->thenS);
     c->elseS = walk(c->elseS);
+    if (binds) outer_.erase(s->var);
     return c;
   }
 
@@ -191,7 +189,9 @@ private:
       return b;
     };
     auto c = std::make_shared<LStmt>(*loop);
+    bool binds = outer_.insert(loop->var).second;
     c->body = go(loop->body);
+    if (binds) outer_.erase(loop->var);
     return c;
   }
 
@@ -206,50 +206,43 @@ private:
     });
   }
 
-  static void collect(const Expr &pred, const Env &env, std::map<std::string, Expr> &out) {
-    if (!pred) return;
-    std::vector<Expr> parts;
-    conjuncts(pred, parts);
-    for (const Expr &g : parts)
-      if (Expr holds = holdsEverywhere(g, env)) out.emplace(printExpr(g), simplify(holds));
-  }
-
-  static void visitLoads(const Expr &e, const Env &env, std::map<std::string, Expr> &out) {
-    if (!e) return;
-    visitExpr(e, [&](const Expr &n) {
-      if (n->kind == ExprKind::Load) collect(n->pred, env, out);
-    });
-  }
-
-  // `pred` without the removable comparisons (null when none is left).
-  static Expr prune(const Expr &pred, const std::map<std::string, Expr> &removable) {
-    if (!pred) return pred;
-    std::vector<Expr> parts;
-    conjuncts(pred, parts);
-    Expr kept;
-    for (const Expr &g : parts)
-      if (!removable.count(printExpr(g))) kept = kept ? binary(BinOp::And, kept, g) : g;
-    return kept;
-  }
-
-  static LStmtPtr strip(const LStmtPtr &root, const std::map<std::string, Expr> &removable) {
-    auto dropInLoads = [&](const Expr &n) -> Expr {
-      if (n->kind != ExprKind::Load || !n->pred) return n;
-      Expr kept = prune(n->pred, removable);
-      // With no guard left the access is in range: the pad is never read.
-      return load(n->tensor, n->args, kept ? n->pad : nullptr, kept, n->loc);
+  // The bounded guards of the stores (and their loads) under `s`; `stack`
+  // holds the nest's loops around `s`. A window condition of a store's
+  // innermost loop is left to PartitionLoops: it fails at the loop's edges
+  // whatever the tile, and would keep every tile on the guarded copy.
+  void gather(const LStmtPtr &s, std::vector<std::string> &stack, const Env &env,
+              std::map<std::string, Expr> &out) const {
+    if (!s) return;
+    if (s->kind == LStmt::Kind::For) {
+      stack.push_back(s->var);
+      gather(s->body, stack, env, out);
+      stack.pop_back();
+      return;
+    }
+    for (const LStmtPtr &x : s->stmts) gather(x, stack, env, out);
+    if (s->kind != LStmt::Kind::Store) return;
+    std::set<std::string> around = outer_;
+    around.insert(stack.begin(), stack.end() - (stack.empty() ? 0 : 1));
+    auto collect = [&](const Expr &pred) {
+      if (!pred) return;
+      std::vector<Expr> parts;
+      guardConjuncts(pred, parts);
+      for (const Expr &g : parts) {
+        if (!stack.empty() && isWindowCondition(g, stack.back(), around)) continue;
+        if (Expr holds = holdsEverywhere(g, env)) out.emplace(printExpr(g), simplify(holds));
+      }
     };
-    LStmtPtr out = rewriteLStmt(root, [&](const Expr &e) { return transformExpr(e, dropInLoads); });
-    std::function<LStmtPtr(const LStmtPtr &)> stores = [&](const LStmtPtr &s) -> LStmtPtr {
-      if (!s) return s;
-      auto c = std::make_shared<LStmt>(*s);
-      if (c->kind == LStmt::Kind::Store) c->pred = prune(c->pred, removable);
-      for (LStmtPtr &x : c->stmts) x = stores(x);
-      c->body = stores(c->body);
-      return c;
+    auto loads = [&](const Expr &e) {
+      if (e) visitExpr(e, [&](const Expr &n) {
+        if (n->kind == ExprKind::Load) collect(n->pred);
+      });
     };
-    return stores(out);
+    collect(s->pred);
+    for (const Expr &i : s->indices) loads(i);
+    loads(s->value);
   }
+
+  std::set<std::string> outer_; // serial loops enclosing the nest being versioned
 };
 
 } // namespace

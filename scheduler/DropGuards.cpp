@@ -1,0 +1,53 @@
+#include "scheduler/DropGuards.h"
+
+#include "ir/IRRewrite.h"
+
+#include <functional>
+
+namespace tk {
+using namespace ir;
+
+void guardConjuncts(const Expr &pred, std::vector<Expr> &out) {
+  if (pred->kind == ExprKind::Binary && pred->binOp == BinOp::And) {
+    guardConjuncts(pred->args[0], out);
+    guardConjuncts(pred->args[1], out);
+  } else {
+    out.push_back(pred);
+  }
+}
+
+namespace {
+
+Expr prune(const Expr &pred, const std::set<std::string> &proven) {
+  if (!pred) return pred;
+  std::vector<Expr> parts;
+  guardConjuncts(pred, parts);
+  Expr kept;
+  for (const Expr &g : parts)
+    if (!proven.count(printExpr(g))) kept = kept ? binary(BinOp::And, kept, g) : g;
+  return kept;
+}
+
+} // namespace
+
+LStmtPtr dropGuards(const LStmtPtr &s, const std::set<std::string> &proven) {
+  auto inLoads = [&](const Expr &n) -> Expr {
+    if (n->kind != ExprKind::Load || !n->pred) return n;
+    Expr kept = prune(n->pred, proven);
+    return load(n->tensor, n->args, kept ? n->pad : nullptr, kept, n->loc);
+  };
+  LStmtPtr out = rewriteLStmt(s, [&](const Expr &e) { return transformExpr(e, inLoads); });
+  std::function<LStmtPtr(const LStmtPtr &)> stores = [&](const LStmtPtr &x) -> LStmtPtr {
+    if (!x) return x;
+    auto c = std::make_shared<LStmt>(*x);
+    if (c->kind == LStmt::Kind::Store) c->pred = prune(c->pred, proven);
+    for (LStmtPtr &y : c->stmts) y = stores(y);
+    c->body = stores(c->body);
+    c->thenS = stores(c->thenS);
+    c->elseS = stores(c->elseS);
+    return c;
+  };
+  return stores(out);
+}
+
+} // namespace tk

@@ -1,0 +1,162 @@
+#include "scheduler/PartitionLoops.h"
+
+#include "ir/IRRewrite.h"
+#include "ir/Simplify.h"
+#include "scheduler/DropGuards.h"
+
+#include <set>
+
+namespace tk {
+using namespace ir;
+
+namespace {
+
+bool mentions(const Expr &e, const std::set<std::string> &names) {
+  bool found = false;
+  visitExpr(e, [&](const Expr &n) { found |= n->kind == ExprKind::Var && names.count(n->name); });
+  return found;
+}
+
+bool hasLoop(const LStmtPtr &s) {
+  bool found = false;
+  visitLStmt(s, [&](const LStmt &n) { found |= n.kind == LStmt::Kind::For; });
+  return found;
+}
+
+// Where a window condition holds along v: v >= lower (when set) and
+// v < upper (when set).
+struct Range {
+  Expr lower, upper;
+};
+
+// `g` as a*v + r < 0 solved for v, when g is a window condition: integer
+// comparison, v with a constant coefficient, and the rest mentioning an
+// enclosing loop variable but not v.
+std::optional<Range> solve(const Expr &g, const std::string &v, const std::set<std::string> &outer) {
+  if (g->kind != ExprKind::Binary || !isComparison(g->binOp) || !isInteger(g->args[0]->type)) return std::nullopt;
+  LinearForm lf = linearize(simplify(sub(g->args[0], g->args[1])));
+  int64_t a = 0;
+  LinearForm rest;
+  rest.constant = lf.constant;
+  for (const auto &[atom, coef] : lf.terms) {
+    if (atom->kind == ExprKind::Var && atom->name == v) {
+      a += coef;
+    } else {
+      if (mentions(atom, {v})) return std::nullopt;
+      rest.terms.push_back({atom, coef});
+    }
+  }
+  Expr r = fromLinear(rest);
+  if (a == 0 || !mentions(r, outer)) return std::nullopt;
+  // Normalise to a*v + r < 0.
+  switch (g->binOp) {
+  case BinOp::LT: break;
+  case BinOp::LE: r = sub(r, intImm(1)); break;
+  case BinOp::GT: a = -a, r = sub(intImm(0), r); break;
+  case BinOp::GE: a = -a, r = sub(intImm(-1), r); break;
+  default: return std::nullopt;
+  }
+  if (a > 0) // v < ceil(-r / a)
+    return Range{nullptr, simplify(floorDiv(add(sub(intImm(0), r), intImm(a - 1)), intImm(a)))};
+  // -b*v + r < 0  <=>  v > r / b  <=>  v >= floor(r / b) + 1
+  return Range{simplify(add(floorDiv(r, intImm(-a)), intImm(1))), nullptr};
+}
+
+LStmtPtr loop(const LStmt &proto, Expr begin, Expr end, LStmtPtr body) {
+  auto s = std::make_shared<LStmt>(proto);
+  s->min = simplify(begin);
+  s->extent = simplify(sub(end, begin));
+  s->body = std::move(body);
+  return s;
+}
+
+// Whether v picks the stored element: a loop over output elements is long;
+// a window loop (avgpool's s, reduced into one register) is a few
+// iterations, and three copies of it would cost more than its guards.
+bool storesAlong(const LStmtPtr &body, const std::string &v) {
+  bool along = false;
+  visitLStmt(body, [&](const LStmt &n) {
+    if (n.kind == LStmt::Kind::Store)
+      for (const Expr &i : n.indices) along |= mentions(i, {v});
+  });
+  return along;
+}
+
+// T = T + a * b: a contraction, whose edge tiles the backend's register
+// tiles already run with lane masks (a split loop would not match them).
+bool accumulatesProducts(const LStmtPtr &body) {
+  bool found = false;
+  visitLStmt(body, [&](const LStmt &n) {
+    if (n.kind != LStmt::Kind::Store || !n.value || n.value->kind != ExprKind::Binary || n.value->binOp != BinOp::Add)
+      return;
+    for (const Expr &term : n.value->args)
+      found |= term->kind == ExprKind::Binary && term->binOp == BinOp::Mul;
+  });
+  return found;
+}
+
+LStmtPtr partition(const LStmtPtr &s, const std::set<std::string> &outer) {
+  if (!storesAlong(s->body, s->var) || accumulatesProducts(s->body)) return s;
+  std::set<std::string> proven;
+  Expr lo = s->min, hi = simplify(add(s->min, s->extent));
+  const Expr end = hi;
+  visitLStmt(s->body, [&](const LStmt &n) {
+    auto scan = [&](const Expr &e) {
+      if (!e) return;
+      visitExpr(e, [&](const Expr &ld) {
+        if (ld->kind != ExprKind::Load || !ld->pred) return;
+        std::vector<Expr> parts;
+        guardConjuncts(ld->pred, parts);
+        for (const Expr &g : parts) {
+          std::string text = printExpr(g);
+          if (proven.count(text)) continue;
+          auto range = solve(g, s->var, outer);
+          if (!range) continue;
+          proven.insert(text);
+          if (range->lower) lo = binary(BinOp::Max, lo, range->lower);
+          if (range->upper) hi = binary(BinOp::Min, hi, range->upper);
+        }
+      });
+    };
+    scan(n.value);
+    for (const Expr &i : n.indices) scan(i);
+  });
+  if (proven.empty()) return s;
+  // Clamp: begin <= lo <= hi <= end, whatever the window's bounds.
+  Expr mid0 = simplify(binary(BinOp::Min, lo, end));
+  Expr mid1 = simplify(binary(BinOp::Max, binary(BinOp::Min, hi, end), mid0));
+  return lBlock({loop(*s, s->min, mid0, s->body), loop(*s, mid0, mid1, dropGuards(s->body, proven)),
+                 loop(*s, mid1, end, s->body)},
+                s->loc);
+}
+
+LStmtPtr walk(const LStmtPtr &s, std::set<std::string> &outer) {
+  if (!s) return s;
+  if (s->kind == LStmt::Kind::For && s->forKind == ForKind::Serial && !hasLoop(s->body)) return partition(s, outer);
+  auto c = std::make_shared<LStmt>(*s);
+  // Serial loops only: a window offset (r, s) is a loop of its own, while a
+  // tile position (a parallel task, a let) makes an overshoot guard.
+  bool binds = s->kind == LStmt::Kind::For && s->forKind != ForKind::Parallel && !outer.count(s->var);
+  if (binds) outer.insert(s->var);
+  for (LStmtPtr &x : c->stmts) x = walk(x, outer);
+  c->body = walk(c->body, outer);
+  c->thenS = walk(c->thenS, outer);
+  c->elseS = walk(c->elseS, outer);
+  if (binds) outer.erase(s->var);
+  return c;
+}
+
+} // namespace
+
+bool isWindowCondition(const Expr &g, const std::string &v, const std::set<std::string> &outer) {
+  return solve(g, v, outer).has_value();
+}
+
+LoweredFunc partitionLoops(const LoweredFunc &f) {
+  LoweredFunc out = f;
+  std::set<std::string> outer;
+  out.body = walk(f.body, outer);
+  return out;
+}
+
+} // namespace tk

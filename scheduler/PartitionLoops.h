@@ -1,0 +1,34 @@
+// PartitionLoops: an innermost loop reading a window that sticks out of a
+// tensor (pooling's and convolution's `x*stride + s - pad`) is split into
+// the iterations near the edges, which keep their guards, and the middle,
+// which reads without them (Halide's loop partitioning).
+#pragma once
+#include "ir/LoopIR.h"
+
+#include <set>
+#include <string>
+
+namespace tk {
+
+// Takes a loop-IR function after PredicateAccesses. For each innermost
+// serial loop `for v in [m, m + e)` over stored elements (v in a store's
+// indices: long loops, not a window's few steps), not accumulating products
+// (contractions: the x86 register tiles mask their edges), whose load
+// guards include window
+// conditions — a comparison affine in v with a constant coefficient whose
+// other terms mention an enclosing serial loop's variable (the window offset) —
+// returns
+//   for v in [m, lo)   { body }
+//   for v in [lo, hi)  { body without those conditions }
+//   for v in [hi, m + e) { body }
+// with lo/hi the exact bounds where every such condition holds (solved for
+// v, clamped to the loop's range). Other guards stay everywhere; loops
+// without window conditions are unchanged.
+ir::LoweredFunc partitionLoops(const ir::LoweredFunc &f);
+
+// Whether guard conjunct `g` is such a window condition for the innermost
+// loop variable `v`, `outer` holding the enclosing serial loops' variables
+// (VersionFullTiles leaves these to this pass).
+bool isWindowCondition(const ir::Expr &g, const std::string &v, const std::set<std::string> &outer);
+
+} // namespace tk

@@ -1,0 +1,127 @@
+#include "scheduler/SpecializeScalars.h"
+
+#include "ir/IRRewrite.h"
+#include "ir/Simplify.h"
+
+#include <functional>
+#include <set>
+
+namespace tk {
+using namespace ir;
+
+namespace {
+
+bool mentionsVarOfKind(const Expr &e, VarKind kind) {
+  bool found = false;
+  visitExpr(e, [&](const Expr &n) { found |= n->kind == ExprKind::Var && n->varKind == kind; });
+  return found;
+}
+
+// Scalars `s` appearing as `s * e` (or `e * s`) with a loop variable in e,
+// inside the indices of loads and stores.
+std::set<std::string> scalingScalars(const LStmtPtr &body, const std::set<std::string> &scalars) {
+  std::set<std::string> out;
+  auto scan = [&](const Expr &index) {
+    visitExpr(index, [&](const Expr &n) {
+      if (n->kind != ExprKind::Binary || n->binOp != BinOp::Mul) return;
+      for (int side = 0; side < 2; ++side) {
+        const Expr &s = n->args[side], &other = n->args[1 - side];
+        if (s->kind == ExprKind::Var && scalars.count(s->name) && mentionsVarOfKind(other, VarKind::Loop))
+          out.insert(s->name);
+      }
+    });
+  };
+  auto scanLoads = [&](const Expr &e) {
+    if (!e) return;
+    visitExpr(e, [&](const Expr &n) {
+      if (n->kind == ExprKind::Load)
+        for (const Expr &i : n->args) scan(i);
+    });
+  };
+  visitLStmt(body, [&](const LStmt &s) {
+    for (const Expr &i : s.indices) scan(i);
+    scanLoads(s.value);
+    scanLoads(s.pred);
+    scanLoads(s.cond);
+  });
+  return out;
+}
+
+// Scalars an `if` of the function already tests.
+std::set<std::string> testedScalars(const LStmtPtr &body) {
+  std::set<std::string> out;
+  visitLStmt(body, [&](const LStmt &s) {
+    if (s.kind == LStmt::Kind::If)
+      visitExpr(s.cond, [&](const Expr &n) {
+        if (n->kind == ExprKind::Var) out.insert(n->name);
+      });
+  });
+  return out;
+}
+
+// `body` with the scalars bound to constants, simplified, constant ifs folded.
+LStmtPtr bindScalars(const LStmtPtr &body, const std::vector<std::pair<std::string, Expr>> &values) {
+  LStmtPtr out = rewriteLStmt(body, [&](const Expr &e) { return simplify(substitute(e, values)); });
+  std::function<LStmtPtr(const LStmtPtr &)> fold = [&](const LStmtPtr &s) -> LStmtPtr {
+    if (!s) return s;
+    int64_t c = 0;
+    if (s->kind == LStmt::Kind::If && isConstInt(s->cond, &c)) {
+      const LStmtPtr &taken = c ? s->thenS : s->elseS;
+      return taken ? fold(taken) : lBlock({}, s->loc);
+    }
+    auto copy = std::make_shared<LStmt>(*s);
+    for (LStmtPtr &x : copy->stmts) x = fold(x);
+    copy->body = fold(copy->body);
+    copy->thenS = fold(copy->thenS);
+    copy->elseS = fold(copy->elseS);
+    return copy;
+  };
+  return fold(out);
+}
+
+} // namespace
+
+LoweredFunc specializeScalars(const LoweredFunc &f) {
+  std::set<std::string> ints;
+  for (const Param &p : f.op->inputs)
+    if (p.isScalar() && isInteger(p.type)) ints.insert(p.name);
+  std::set<std::string> tested = testedScalars(f.body);
+  std::vector<std::string> chosen;
+  std::set<std::string> scaling = scalingScalars(f.body, ints);
+  for (const Param &p : f.op->inputs)
+    if (scaling.count(p.name) && !tested.count(p.name) && chosen.size() < 2) chosen.push_back(p.name);
+  if (chosen.empty()) return f;
+
+  auto scalar = [&](const std::string &n) {
+    for (const Param &p : f.op->inputs)
+      if (p.name == n) return var(n, VarKind::Symbol, p.type);
+    return var(n, VarKind::Symbol);
+  };
+  // Versions, most common first: all 1, then each one at 2.
+  std::vector<std::vector<int64_t>> versions{std::vector<int64_t>(chosen.size(), 1)};
+  for (size_t k = 0; k < chosen.size(); ++k) {
+    versions.push_back(std::vector<int64_t>(chosen.size(), 1));
+    versions.back()[k] = 2;
+  }
+  LStmtPtr result = f.body;
+  for (size_t v = versions.size(); v-- > 0;) {
+    std::vector<std::pair<std::string, Expr>> values;
+    Expr cond;
+    for (size_t k = 0; k < chosen.size(); ++k) {
+      Expr value = intImm(versions[v][k], scalar(chosen[k])->type);
+      values.push_back({chosen[k], value});
+      Expr eq = binary(BinOp::EQ, scalar(chosen[k]), value);
+      cond = cond ? binary(BinOp::And, cond, eq) : eq;
+    }
+    LStmtPtr s = lStmt(LStmt::Kind::If, f.body->loc);
+    s->cond = cond;
+    s->thenS = bindScalars(f.body, values);
+    s->elseS = result;
+    result = s;
+  }
+  LoweredFunc out = f;
+  out.body = result;
+  return out;
+}
+
+} // namespace tk

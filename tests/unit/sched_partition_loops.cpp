@@ -1,0 +1,87 @@
+// SpecializeScalars and PartitionLoops on the loop IR of small ops: strides
+// become constants in copies of the function, window loops split into
+// guarded edges and an unguarded middle, and the loops the passes must not
+// touch (window steps reduced into a register, contractions) stay whole.
+#include "frontend/Frontend.h"
+#include "sched_build.h"
+#include "scheduler/Pipeline.h"
+
+#include <doctest/doctest.h>
+
+#include <sstream>
+
+using namespace tk;
+using namespace tk::ir;
+
+namespace {
+
+std::string loopIR(const std::string &src) {
+  SourceManager sm;
+  DiagEngine diags(sm);
+  std::ostringstream out;
+  diags.setStream(&out);
+  auto m = buildModule("t.tk", FrontendOptions{}, sm, diags, nullptr, &src);
+  REQUIRE_MESSAGE(m, out.str());
+  PipelineOptions opts;
+  opts.constructContractions = false;
+  auto fs = lowerModule(*m, opts, diags);
+  REQUIRE_MESSAGE(!fs.empty(), out.str());
+  std::string text;
+  for (const LoweredFunc &f : fs) text += printLoweredFunc(f);
+  return text;
+}
+
+const char *kPool = R"(op pool(X: f32[N, W], stride: i64) -> Y: f32[N, (W - 3) / stride + 1]
+  where stride >= 1, W >= 3
+{
+  Y[n, x] = max(s < 3) (X[n, x*stride + s - 1] else -inf);
+})";
+
+} // namespace
+
+TEST_CASE("specialize scalars: a stride gets copies for 1 and 2, the general code last") {
+  std::string text = loopIR(kPool);
+  size_t one = text.find("if (stride == 1) {"), two = text.find("if (stride == 2) {");
+  REQUIRE(one != std::string::npos);
+  REQUIRE(two != std::string::npos);
+  CHECK(one < two);
+  CHECK(text.find("X[n, s + x - 1]") != std::string::npos);     // stride 1: unit stride in x
+  CHECK(text.find("X[n, s + x * 2 - 1]") != std::string::npos); // stride 2
+  CHECK(text.find("x * stride") != std::string::npos);          // the general copy
+}
+
+TEST_CASE("specialize scalars: a scalar an if already tests is left alone") {
+  std::string text = loopIR(R"(op gather(X: f32[N], step: i64) -> Y: f32[N] where step >= 1 {
+  Y[i] = X[i * step] else 0;
+}
+kernel gather_k implements gather on cpu {
+  for (i) in spatial(N) on cores {
+    if (step == 3) { Y[i] = X[i * 3] else 0; } else { Y[i] = X[i * step] else 0; }
+  }
+})");
+  CHECK(text.find("if (step == 1)") == std::string::npos);
+  CHECK(text.find("if (step == 3)") != std::string::npos);
+}
+
+TEST_CASE("partition loops: a loop over outputs splits at the window's edges") {
+  std::string text = loopIR(R"(op shift(X: f32[N, W]) -> Y: f32[N, W] {
+  Y[n, x] = max(s < 3) (X[n, x + s - 1] else -inf);
+})");
+  // The reduction runs outside x (max= into Y); the middle x loop reads X
+  // without its window guard, the edges keep it.
+  CHECK(text.find("for x in 0..min(max(0, -s + 1), W) {\n"
+                  "        Y[n, x] = max(Y[n, x], (X[n, s + x - 1] when 0 <= s + x - 1 && s + x - 1 < W else -inf));\n"
+                  "      }\n"
+                  "      for x in min(max(0, -s + 1), W)..") != std::string::npos);
+  CHECK(text.find("Y[n, x] = max(Y[n, x], X[n, s + x - 1]);") != std::string::npos);
+}
+
+TEST_CASE("partition loops: window steps reduced into a register stay one loop") {
+  std::string text = loopIR(R"(op avg(X: f32[N, W]) -> Y: f32[N, W] {
+  Y[n, x] = (sum(s < 3) (X[n, x + s - 1] else 0)) / 3.0;
+})");
+  // s indexes no stored element: no split (three copies of a 3-step loop
+  // would cost more than the guard).
+  CHECK(text.find("for s in 0..3 {") != std::string::npos);
+  CHECK(text.find("for s in min(") == std::string::npos);
+}
