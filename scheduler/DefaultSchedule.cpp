@@ -1,5 +1,6 @@
 #include "scheduler/DefaultSchedule.h"
 
+#include "ir/IRRewrite.h"
 #include "ir/Reduction.h"
 #include "ir/Simplify.h"
 
@@ -31,6 +32,21 @@ bool reads(const Expr &e, const TensorPtr &t) {
   bool found = false;
   visitExpr(e, [&](const Expr &n) { found |= n->kind == ExprKind::Load && n->tensor == t; });
   return found;
+}
+
+// The reduction the target can accumulate: the value itself, or the one
+// reduction of an element-wise function of it (`sum(..) / 9.0`) whose type
+// is the target's (so the partial sums lose nothing in the target). Null
+// otherwise.
+Expr soleReduction(const Expr &value, ScalarType target) {
+  if (value->kind == ExprKind::Reduce) return value;
+  Expr red;
+  int count = 0;
+  visitExpr(value, [&](const Expr &n) {
+    if (n->kind == ExprKind::Reduce) red = n, ++count;
+  });
+  if (count != 1 || red->type != target || !isFloat(target)) return nullptr;
+  return red;
 }
 
 // Index variables of the statement become loop variables of the kernel.
@@ -134,23 +150,32 @@ MStmtPtr scheduleAssign(const Assign &a, TargetFamily family) {
   if (rank == 0) return mStore(a.target, {}, value, AccumOp::None, a.loc);
   size_t s = spatialDims(a.vars, family);
 
-  bool accumulating = value->kind == ExprKind::Reduce && s < rank && !reads(value, a.target);
+  Expr red = soleReduction(value, a.target->dtype);
+  bool accumulating = red && s < rank && !reads(value, a.target);
   if (!accumulating) {
     MStmtPtr st = mStore(a.target, idx, value, AccumOp::None, a.loc);
     return parallelOver(a.vars, s, family, repeatOver(a.vars, s, rank, st, a.loc), a.loc);
   }
 
   // T[...] = identity; then for outer output dims, reduction vars, innermost
-  // output dim: T[...] op= body.
-  const std::vector<IndexVar> &rvars = value->rvars;
-  Expr body = substitute(value->args[0], loopVars(rvars));
-  Expr zero = reductionIdentity(value->reduceOp, a.target->dtype);
+  // output dim: T[...] op= body; then, when the value is f(reduction)
+  // (avgpool's sum / k^2), T[...] = f(T[...]) while the task's rows are in
+  // cache.
+  const std::vector<IndexVar> &rvars = red->rvars;
+  Expr body = substitute(red->args[0], loopVars(rvars));
+  Expr zero = reductionIdentity(red->reduceOp, a.target->dtype);
   MStmtPtr init = repeatOver(a.vars, s, rank, mStore(a.target, idx, zero, AccumOp::None, a.loc), a.loc);
-  MStmtPtr update = mStore(a.target, idx, body, accumFor(value->reduceOp), a.loc);
+  MStmtPtr update = mStore(a.target, idx, body, accumFor(red->reduceOp), a.loc);
   update = repeatOver(a.vars, rank - 1, rank, update, a.loc);
-  update = repeatOver(rvars, 0, rvars.size(), update, value->loc.valid() ? value->loc : a.loc);
+  update = repeatOver(rvars, 0, rvars.size(), update, red->loc.valid() ? red->loc : a.loc);
   update = repeatOver(a.vars, s, rank - 1, update, a.loc);
-  return parallelOver(a.vars, s, family, mBlock({init, update}, a.loc), a.loc);
+  std::vector<MStmtPtr> task{init, update};
+  if (red != value) {
+    Expr reduced = load(a.target, idx);
+    Expr post = transformExpr(value, [&](const Expr &n) { return n == red ? reduced : n; });
+    task.push_back(repeatOver(a.vars, s, rank, mStore(a.target, idx, post, AccumOp::None, a.loc), a.loc));
+  }
+  return parallelOver(a.vars, s, family, mBlock(task, a.loc), a.loc);
 }
 
 } // namespace
