@@ -2,6 +2,9 @@
 
 #include <dnnl.hpp>
 #include <omp.h>
+#include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
 #ifdef TK_BENCH_HAVE_OPENBLAS
 #include <cblas.h>
 #endif
@@ -26,6 +29,13 @@ void setBaselineThreads(int threads) {
 #ifdef TK_BENCH_HAVE_OPENBLAS
   openblas_set_num_threads(threads);
 #endif
+}
+
+void execWithPassiveOpenMp(char **argv) {
+  if (getenv("OMP_WAIT_POLICY")) return;
+  setenv("OMP_WAIT_POLICY", "passive", 1);
+  execv("/proc/self/exe", argv);
+  perror("execv /proc/self/exe"); // not re-executed: continue with spinning workers
 }
 
 Run onednnMatmul(const float *A, const float *B, float *C, int64_t M, int64_t K, int64_t N) {

@@ -13,6 +13,13 @@ using Run = std::function<void()>;
 // Limits both libraries to `threads` worker threads (OpenMP for oneDNN).
 void setBaselineThreads(int threads);
 
+// Re-executes this program with OMP_WAIT_POLICY=passive unless it is set
+// (returns when it is). OpenMP reads it once at load time. On a shared
+// 2-core machine spinning workers of oneDNN lose their cores to other
+// processes and a tiny matmul took milliseconds (measured 0.0 vs 34
+// GFLOP/s passive at 263x18x40).
+void execWithPassiveOpenMp(char **argv);
+
 // oneDNN f32 matmul C[M, N] = A[M, K] B[K, N] (plain row-major layouts).
 Run onednnMatmul(const float *A, const float *B, float *C, int64_t M, int64_t K, int64_t N);
 // oneDNN direct convolution, NCHW input, OIHW weights, NCHW output.

@@ -9,7 +9,7 @@
 //
 // The kernels are not run: the ratios compare the model's estimates of the
 // chosen tilings, which is what the three searches optimize.
-#include "frontend/Frontend.h"
+#include "bench/TableIVModule.h"
 #include "scheduler/construct/Baselines.h"
 
 #include <chrono>
@@ -72,10 +72,7 @@ int main(int argc, char **argv) {
   if (hws.empty()) hws = {"zen5-2c", "h100"};
   SourceManager sm;
   DiagEngine diags(sm);
-  FrontendOptions fo;
-  fo.stdlibDir = TK_SOURCE_STDLIB_DIR;
-  std::string src = "import \"std/linalg.tk\";\nimport \"std/nn.tk\";\n";
-  auto m = buildModule("bench.tk", fo, sm, diags, nullptr, &src);
+  auto m = bench::tableIVModule(sm, diags);
   if (!m) return 1;
   std::printf("| hw | op | Gensor ms | Roller ms | exhaustive ms (states) | est. exhaustive / Gensor | est. Roller / "
               "Gensor | est. no-vThread / Gensor | Gensor tiling |\n|---|---|---:|---:|---:|---:|---:|---:|---|\n");

@@ -12,6 +12,7 @@
 #include <llvm/Support/SourceMgr.h>
 
 #include <chrono>
+#include <cstring>
 #include <random>
 #include <sstream>
 
@@ -56,7 +57,7 @@ int64_t elements(const ir::TensorDecl &t, const Values &values) {
 
 // Pointers and int64 values are both passed in integer registers (and
 // 8-byte stack slots) by the x86-64 System V convention, so every ABI
-// signature of f32 tensors and integer scalars is called as one of these.
+// signature of f32/f64 tensors and integer scalars is called as one of these.
 using A = uintptr_t;
 int callWith(void *fn, const std::vector<A> &a) {
   switch (a.size()) {
@@ -125,10 +126,20 @@ JitKernel::JitKernel(const ir::LoweredFunc &f, const CpuTarget &target, const st
   std::mt19937 rng(42);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   for (size_t i = 0; i < tensors.size(); ++i) {
-    if (tensors[i]->dtype != ir::ScalarType::F32) throw InternalError("looptune jit: only f32 tensors are measured");
-    buffers_.emplace_back(static_cast<size_t>(elements(*tensors[i], subst)), 0.0f);
-    if (tensors[i]->role != ir::TensorRole::Output)
-      for (float &x : buffers_.back()) x = dist(rng);
+    bool f64 = tensors[i]->dtype == ir::ScalarType::F64;
+    if (!f64 && tensors[i]->dtype != ir::ScalarType::F32)
+      throw InternalError("looptune jit: only f32 and f64 tensors are measured");
+    size_t n = static_cast<size_t>(elements(*tensors[i], subst));
+    buffers_.emplace_back(f64 ? 2 * n : n, 0.0f);
+    if (tensors[i]->role == ir::TensorRole::Output) continue;
+    for (size_t j = 0; j < n; ++j) {
+      if (!f64) {
+        buffers_.back()[j] = dist(rng);
+        continue;
+      }
+      double d = dist(rng);
+      std::memcpy(&buffers_.back()[2 * j], &d, sizeof d);
+    }
   }
   size_t t = 0;
   for (const ir::Param &p : f.op->inputs)

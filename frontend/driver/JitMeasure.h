@@ -15,7 +15,9 @@ namespace tk::looptune {
 
 // One compiled function with its argument buffers (random inputs in [-1, 1),
 // zeroed outputs). Shape symbols and integer scalar parameters take their
-// values from `values` (each must be there); tensors must be f32.
+// values from `values` (each must be there); tensors must be f32 or f64
+// (an f64 tensor's buffer holds its doubles: two floats per element; the
+// storage of std::vector is aligned for double).
 class JitKernel {
 public:
   // Throws tk::InternalError when code generation or linking fails, or a

@@ -14,7 +14,7 @@
 namespace tk::driver {
 
 // Seconds of one call of a kernel (best of at least 3 after a warm-up,
-// within about 0.1 s) with random f32 inputs; shape symbols and integer
+// within about 0.1 s) with random f32/f64 inputs; shape symbols and integer
 // scalars take `shapes` or construction's defaults (assumedValues). A
 // call returning a non-zero status (the assumed shapes break the op's
 // `where` constraints) counts as infinitely slow; a candidate that does not
