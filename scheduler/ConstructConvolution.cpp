@@ -1,6 +1,7 @@
 #include "scheduler/ConstructConvolution.h"
 
 #include "ir/Simplify.h"
+#include "scheduler/DefaultSchedule.h"
 #include "scheduler/PackOperand.h"
 
 #include <algorithm>
@@ -277,7 +278,11 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
     branch->loc = loc;
     branch->cond = cond;
     branch->thenS = tiles(substitute(ro.img, ones));
-    branch->elseS = compute;
+    // Other strides and dilations: the default schedule, whose inner loop
+    // over x the later loop-IR passes specialise (stride 2: interleaved
+    // vector loads) and split at the padding; these tiles with a run-time
+    // stride would run their register tile one lane at a time.
+    branch->elseS = defaultSchedule(op, TargetDesc{})->body;
     compute = branch;
   }
 

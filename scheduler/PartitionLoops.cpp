@@ -82,21 +82,31 @@ bool storesAlong(const LStmtPtr &body, const std::string &v) {
   return along;
 }
 
-// T = T + a * b: a contraction, whose edge tiles the backend's register
-// tiles already run with lane masks (a split loop would not match them).
-bool accumulatesProducts(const LStmtPtr &body) {
+// A load whose last index steps by 1 with v.
+bool unitStrideLoad(const Expr &e, const std::string &v) {
+  if (e->kind != ExprKind::Load || e->args.empty()) return false;
+  for (const auto &[atom, coef] : linearize(simplify(e->args.back())).terms)
+    if (atom->kind == ExprKind::Var && atom->name == v) return coef == 1;
+  return false;
+}
+
+// T = T + a * b with a unit-stride factor along v: a contraction, whose
+// edge tiles the backend's register tiles already run with lane masks (a
+// split loop would not match them). A strided one (stride 2) is split.
+bool accumulatesProducts(const LStmtPtr &body, const std::string &v) {
   bool found = false;
   visitLStmt(body, [&](const LStmt &n) {
     if (n.kind != LStmt::Kind::Store || !n.value || n.value->kind != ExprKind::Binary || n.value->binOp != BinOp::Add)
       return;
     for (const Expr &term : n.value->args)
-      found |= term->kind == ExprKind::Binary && term->binOp == BinOp::Mul;
+      if (term->kind == ExprKind::Binary && term->binOp == BinOp::Mul)
+        found |= unitStrideLoad(term->args[0], v) || unitStrideLoad(term->args[1], v);
   });
   return found;
 }
 
 LStmtPtr partition(const LStmtPtr &s, const std::set<std::string> &outer) {
-  if (!storesAlong(s->body, s->var) || accumulatesProducts(s->body)) return s;
+  if (!storesAlong(s->body, s->var) || accumulatesProducts(s->body, s->var)) return s;
   std::set<std::string> proven;
   Expr lo = s->min, hi = simplify(add(s->min, s->extent));
   const Expr end = hi;

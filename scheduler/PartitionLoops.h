@@ -13,7 +13,8 @@ namespace tk {
 // Takes a loop-IR function after PredicateAccesses. For each innermost
 // serial loop `for v in [m, m + e)` over stored elements (v in a store's
 // indices: long loops, not a window's few steps), not accumulating products
-// (contractions: the x86 register tiles mask their edges), whose load
+// with a unit-stride factor (contractions: the x86 register tiles mask
+// their edges), whose load
 // guards include window
 // conditions — a comparison affine in v with a constant coefficient whose
 // other terms mention an enclosing serial loop's variable (the window offset) —

@@ -3,6 +3,7 @@
 #include "ir/IRRewrite.h"
 #include "ir/Simplify.h"
 
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -47,14 +48,23 @@ std::set<std::string> scalingScalars(const LStmtPtr &body, const std::set<std::s
   return out;
 }
 
-// Scalars an `if` of the function already tests.
-std::set<std::string> testedScalars(const LStmtPtr &body) {
-  std::set<std::string> out;
+// (scalar, value) pairs an `if` of the function already tests as
+// `scalar == value` (alone or in a conjunction).
+std::set<std::pair<std::string, int64_t>> testedValues(const LStmtPtr &body) {
+  std::set<std::pair<std::string, int64_t>> out;
+  std::function<void(const Expr &)> scan = [&](const Expr &c) {
+    if (c->kind != ExprKind::Binary) return;
+    if (c->binOp == BinOp::And) {
+      scan(c->args[0]);
+      scan(c->args[1]);
+      return;
+    }
+    int64_t v = 0;
+    if (c->binOp == BinOp::EQ && c->args[0]->kind == ExprKind::Var && isConstInt(c->args[1], &v))
+      out.insert({c->args[0]->name, v});
+  };
   visitLStmt(body, [&](const LStmt &s) {
-    if (s.kind == LStmt::Kind::If)
-      visitExpr(s.cond, [&](const Expr &n) {
-        if (n->kind == ExprKind::Var) out.insert(n->name);
-      });
+    if (s.kind == LStmt::Kind::If) scan(s.cond);
   });
   return out;
 }
@@ -85,11 +95,10 @@ LoweredFunc specializeScalars(const LoweredFunc &f) {
   std::set<std::string> ints;
   for (const Param &p : f.op->inputs)
     if (p.isScalar() && isInteger(p.type)) ints.insert(p.name);
-  std::set<std::string> tested = testedScalars(f.body);
   std::vector<std::string> chosen;
   std::set<std::string> scaling = scalingScalars(f.body, ints);
   for (const Param &p : f.op->inputs)
-    if (scaling.count(p.name) && !tested.count(p.name) && chosen.size() < 2) chosen.push_back(p.name);
+    if (scaling.count(p.name) && chosen.size() < 2) chosen.push_back(p.name);
   if (chosen.empty()) return f;
 
   auto scalar = [&](const std::string &n) {
@@ -103,6 +112,17 @@ LoweredFunc specializeScalars(const LoweredFunc &f) {
     versions.push_back(std::vector<int64_t>(chosen.size(), 1));
     versions.back()[k] = 2;
   }
+  // A version whose every value an `if` already selects (a constructor's
+  // own unit-stride version) would duplicate that code: the general copy
+  // keeps it.
+  auto tested = testedValues(f.body);
+  versions.erase(std::remove_if(versions.begin(), versions.end(),
+                                [&](const std::vector<int64_t> &vals) {
+                                  for (size_t k = 0; k < chosen.size(); ++k)
+                                    if (!tested.count({chosen[k], vals[k]})) return false;
+                                  return true;
+                                }),
+                 versions.end());
   LStmtPtr result = f.body;
   for (size_t v = versions.size(); v-- > 0;) {
     std::vector<std::pair<std::string, Expr>> values;

@@ -7,9 +7,11 @@
 namespace tk {
 
 // Takes a loop-IR function. Its candidate scalars are integer scalar
-// parameters that multiply a loop variable in a load or store index and that
-// no `if` tests already (a constructor that versioned on them, like
-// ConstructConvolution, is left alone); at most two, in parameter order.
+// parameters that multiply a loop variable in a load or store index; at
+// most two, in parameter order. An `if` already testing them (a
+// constructor's own versions, like ConstructConvolution's) folds in each
+// copy, so a copy holds only the version its values select; a copy whose
+// values such an `if` already tests (its stride == 1 version) is not made.
 // Returns the function with its body as
 //   if (all candidates == 1) { body with them substituted }
 //   else if (candidate k == 2, the others == 1) { ... }   (for each k)
