@@ -59,6 +59,7 @@ std::string foreignRowAccess(const MStmtPtr &loop, const std::set<const TensorDe
 
 // T[i, j..] = f as a statement of a fused row body: the store itself, or a
 // repeat loop over j.. around it. Returns the store and the j.. names.
+// (Any target role: callers check it.)
 const MStmt *elementwiseStore(const MStmtPtr &piece, const std::string &row, std::vector<std::string> &cols) {
   const MStmt *s = piece.get();
   cols.clear();
@@ -69,8 +70,8 @@ const MStmt *elementwiseStore(const MStmtPtr &piece, const std::string &row, std
     cols = s->vars;
     s = s->body.get();
   }
-  if (s->kind != MStmt::Kind::Store || s->accum != AccumOp::None || s->tensor->role != TensorRole::Intermediate ||
-      s->indices.size() != cols.size() + 1 || !isVar(s->indices[0], row))
+  if (s->kind != MStmt::Kind::Store || s->accum != AccumOp::None || s->indices.size() != cols.size() + 1 ||
+      !isVar(s->indices[0], row))
     return nullptr;
   for (size_t d = 0; d < cols.size(); ++d)
     if (!isVar(s->indices[d + 1], cols[d])) return nullptr;
@@ -85,17 +86,80 @@ size_t loadsOf(const MStmtPtr &s, const TensorDecl *t) {
   return n;
 }
 
+bool expensive(const Expr &e) {
+  bool found = false;
+  visitExpr(e, [&](const Expr &n) {
+    found |= n->kind == ExprKind::Call || (n->kind == ExprKind::Binary && n->binOp == BinOp::Pow);
+  });
+  return found;
+}
+
+bool sameIndices(const std::vector<Expr> &a, const std::vector<Expr> &b) {
+  if (a.size() != b.size()) return false;
+  for (size_t d = 0; d < a.size(); ++d)
+    if (!sameExpr(a[d], b[d])) return false;
+  return true;
+}
+
+// Stores an expensive element-wise intermediate (softmax's exp) in the op
+// output that its last reader writes element for element (Y[i, j] =
+// e[i, j] * inv[i]): computed once, reread from cache, updated in place —
+// instead of recomputed at each read. False when none qualifies.
+bool foldOne(std::vector<MStmtPtr> &pieces, const std::string &row, std::set<const TensorDecl *> &dropped) {
+  for (size_t p = 0; p < pieces.size(); ++p) {
+    std::vector<std::string> cols, outCols;
+    const MStmt *st = elementwiseStore(pieces[p], row, cols);
+    if (!st || st->tensor->role != TensorRole::Intermediate || !expensive(st->value)) continue;
+    const TensorPtr t = st->tensor;
+    size_t last = p;
+    for (size_t c = p + 1; c < pieces.size(); ++c)
+      if (loadsOf(pieces[c], t.get())) last = c;
+    if (last == p) continue;
+    const MStmt *out = elementwiseStore(pieces[last], row, outCols);
+    if (!out || out->tensor->role != TensorRole::Output || out->tensor->dtype != t->dtype ||
+        out->tensor->rank() != t->rank())
+      continue;
+    const TensorPtr o = out->tensor;
+    bool ok = true;
+    for (size_t d = 0; d < o->rank(); ++d) ok &= sameExpr(o->shape[d], t->shape[d]);
+    // The last reader reads t only at the element it writes, and o nowhere;
+    // nothing else touches o in between; t is written only here.
+    visitExprs(pieces[last], [&](const Expr &n) {
+      if (n->kind != ExprKind::Load) return;
+      if (n->tensor == o) ok = false;
+      if (n->tensor == t) ok &= !n->pad && !n->pred && sameIndices(n->args, out->indices);
+    });
+    for (size_t c = p + 1; c < pieces.size(); ++c) {
+      if (c < last && (loadsOf(pieces[c], o.get()) || writtenIn({pieces[c]}).count(o.get()))) ok = false;
+      if (writtenIn({pieces[c]}).count(t.get())) ok = false;
+      visitExprs(pieces[c], [&](const Expr &n) { ok &= n->kind != ExprKind::Load || n->tensor != t || (!n->pad && !n->pred); });
+    }
+    if (!ok) continue;
+    auto retarget = [&](const TensorPtr &x) { return x == t ? o : x; };
+    auto reread = [&](const Expr &e) {
+      return transformExpr(e, [&](const Expr &n) -> Expr {
+        return n->kind == ExprKind::Load && n->tensor == t ? load(o, n->args, nullptr, nullptr, n->loc) : n;
+      });
+    };
+    pieces[p] = rewriteMStmt(pieces[p], [](const Expr &e) { return e; }, retarget);
+    for (size_t c = p + 1; c <= last; ++c) pieces[c] = rewriteMStmt(pieces[c], reread);
+    dropped.insert(t.get());
+    return true;
+  }
+  return false;
+}
+
 // Recomputes one element-wise intermediate of the fused body where it is
 // read; false when none qualifies.
 bool inlineOne(std::vector<MStmtPtr> &pieces, const std::string &row, std::set<const TensorDecl *> &dropped) {
   for (size_t p = 0; p < pieces.size(); ++p) {
     std::vector<std::string> cols;
     const MStmt *st = elementwiseStore(pieces[p], row, cols);
-    if (!st) continue;
+    if (!st || st->tensor->role != TensorRole::Intermediate) continue;
     const TensorDecl *t = st->tensor.get();
-    std::vector<MStmtPtr> before(pieces.begin(), pieces.begin() + long(p) + 1), after(pieces.begin() + long(p) + 1, pieces.end());
+    std::vector<MStmtPtr> after(pieces.begin() + long(p) + 1, pieces.end());
     // Written once, here; what f reads is not written later in the row.
-    std::set<const TensorDecl *> writtenBefore = writtenIn(before), writtenAfter = writtenIn(after);
+    std::set<const TensorDecl *> writtenAfter = writtenIn(after);
     if (writtenAfter.count(t) || loadsOf(pieces[p], t)) continue;
     bool stable = true;
     visitExpr(st->value, [&](const Expr &n) { stable &= n->kind != ExprKind::Load || !writtenAfter.count(n->tensor.get()); });
@@ -163,7 +227,7 @@ KernelPtr fuseRows(const KernelPtr &k) {
       const std::string &own = stmts[s]->vars[0];
       pieces.push_back(rewriteMStmt(stmts[s]->body, [&](const Expr &e) { return substitute(e, {{own, v}}); }));
     }
-    while (inlineOne(pieces, row, dropped)) {
+    while (foldOne(pieces, row, dropped) || inlineOne(pieces, row, dropped)) {
     }
     auto fused = std::make_shared<MStmt>(*stmts[i]);
     fused->body = mBlock(pieces, stmts[i]->loc);
