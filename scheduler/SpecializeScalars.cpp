@@ -74,9 +74,8 @@ LStmtPtr bindScalars(const LStmtPtr &body, const std::vector<std::pair<std::stri
   LStmtPtr out = rewriteLStmt(body, [&](const Expr &e) { return simplify(substitute(e, values)); });
   std::function<LStmtPtr(const LStmtPtr &)> fold = [&](const LStmtPtr &s) -> LStmtPtr {
     if (!s) return s;
-    int64_t c = 0;
-    if (s->kind == LStmt::Kind::If && isConstInt(s->cond, &c)) {
-      const LStmtPtr &taken = c ? s->thenS : s->elseS;
+    if (s->kind == LStmt::Kind::If && (s->cond->kind == ExprKind::IntImm || s->cond->kind == ExprKind::BoolImm)) {
+      const LStmtPtr &taken = s->cond->intValue ? s->thenS : s->elseS;
       return taken ? fold(taken) : lBlock({}, s->loc);
     }
     auto copy = std::make_shared<LStmt>(*s);

@@ -143,26 +143,55 @@ public:
     Env env;
     bindLoops(root, env);
     std::map<std::string, Expr> removable; // guard text -> when it always holds
+    std::set<std::string> lanes;           // of those, the ones on a store's innermost loop
     std::vector<std::string> stack;
-    gather(root, stack, env, removable);
-    // Guards of different accesses often need the same bound (a row guard
-    // of a load and of a store): test each condition once.
-    std::map<std::string, Expr> tests;
-    for (const auto &entry : removable) tests.emplace(printExpr(entry.second), entry.second);
-    Expr cond;
-    for (const auto &[text, holds] : tests) cond = cond ? binary(BinOp::And, cond, holds) : holds;
-    if (cond) cond = simplify(cond);
-    int64_t known = -1;
-    if (cond && isConstInt(cond, &known) && known == 1) return dropGuards(root, keys(removable));
+    gather(root, stack, env, removable, lanes);
+    Expr cond = allHold(removable, {});
+    int64_t known = constant(cond);
+    if (known == 1) return dropGuards(root, keys(removable));
     std::string text = cond ? printExpr(cond) : "";
     LStmtPtr slow = levels > 1 ? inner(root, levels - 1, text) : root;
     if (!cond || known == 0 || text == failed) return slow;
+    // When the full test fails, a tile may still be whole in its outer
+    // dimensions and only cut along the innermost one (a 56-wide image row
+    // in 64-lane tiles): a second copy drops the outer guards and keeps the
+    // innermost ones, which the backend turns into lane masks.
+    if (!lanes.empty() && lanes.size() < removable.size()) {
+      std::map<std::string, Expr> outer;
+      for (const auto &entry : removable)
+        if (!lanes.count(entry.first)) outer.insert(entry);
+      Expr outerCond = allHold(outer, {});
+      if (outerCond && constant(outerCond) != 0) {
+        LStmtPtr partial = lStmt(LStmt::Kind::If, root->loc);
+        partial->cond = outerCond;
+        partial->thenS = dropGuards(root, keys(outer));
+        partial->elseS = slow;
+        slow = partial;
+      }
+    }
     LStmtPtr s = lStmt(LStmt::Kind::If, root->loc);
     s->cond = cond;
     s->thenS = dropGuards(root, keys(removable));
     s->elseS = slow;
     return s;
   }
+
+  // The conjunction of the conditions (each tested once: guards of
+  // different accesses often need the same bound), simplified; null when
+  // there are none.
+  static Expr allHold(const std::map<std::string, Expr> &removable, std::set<std::string> seen) {
+    Expr cond;
+    for (const auto &entry : removable)
+      if (seen.insert(printExpr(entry.second)).second) cond = cond ? binary(BinOp::And, cond, entry.second) : entry.second;
+    return cond ? simplify(cond) : cond;
+  }
+
+  // 1 / 0 for a constant true / false condition, -1 otherwise.
+  static int64_t constant(const Expr &c) {
+    if (!c || (c->kind != ExprKind::IntImm && c->kind != ExprKind::BoolImm)) return -1;
+    return c->intValue != 0;
+  }
+
 
   // Versions the plain nests found anywhere in `s`.
   LStmtPtr walk(const LStmtPtr &s) {
@@ -211,15 +240,15 @@ private:
   // innermost loop is left to PartitionLoops: it fails at the loop's edges
   // whatever the tile, and would keep every tile on the guarded copy.
   void gather(const LStmtPtr &s, std::vector<std::string> &stack, const Env &env,
-              std::map<std::string, Expr> &out) const {
+              std::map<std::string, Expr> &out, std::set<std::string> &lanes) const {
     if (!s) return;
     if (s->kind == LStmt::Kind::For) {
       stack.push_back(s->var);
-      gather(s->body, stack, env, out);
+      gather(s->body, stack, env, out, lanes);
       stack.pop_back();
       return;
     }
-    for (const LStmtPtr &x : s->stmts) gather(x, stack, env, out);
+    for (const LStmtPtr &x : s->stmts) gather(x, stack, env, out, lanes);
     if (s->kind != LStmt::Kind::Store) return;
     std::set<std::string> around = outer_;
     around.insert(stack.begin(), stack.end() - (stack.empty() ? 0 : 1));
@@ -229,7 +258,14 @@ private:
       guardConjuncts(pred, parts);
       for (const Expr &g : parts) {
         if (!stack.empty() && isWindowCondition(g, stack.back(), around)) continue;
-        if (Expr holds = holdsEverywhere(g, env)) out.emplace(printExpr(g), simplify(holds));
+        Expr holds = holdsEverywhere(g, env);
+        if (!holds) continue;
+        std::string text = printExpr(g);
+        out.emplace(text, simplify(holds));
+        bool innermost = false;
+        if (!stack.empty())
+          visitExpr(g, [&](const Expr &n) { innermost |= n->kind == ExprKind::Var && n->name == stack.back(); });
+        if (innermost) lanes.insert(text);
       }
     };
     auto loads = [&](const Expr &e) {

@@ -9,6 +9,7 @@ namespace tk {
 // serial loop nest (For/Block/Store only) whose guards include comparisons
 // that are affine-monotone in the nest's loop variables, returns it as
 //   if (every such comparison holds at the extreme iterations) { nest without them }
+//   else if (those not on a store's innermost loop hold) { nest without those }
 //   else { nest as it was, with the same treatment one loop level further in }
 // The condition is evaluated once, before the nest, from the loop bounds
 // (symbolic intervals: sums, constant multiples, floor/ceil divisions by

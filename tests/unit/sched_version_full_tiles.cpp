@@ -76,7 +76,7 @@ TEST_CASE("version full tiles: lower bounds and shifted windows are tested at th
   auto [op, k] = tiledCopy(4, [](Expr e) { return sub(e, ci(3)); });
   LoweredFunc f = lowerKernel(op, k);
   std::string text = printLoweredFunc(f);
-  CHECK(text.find("if (b * 4 + 3 < N && b * 4 - 3 >= 0 && b * 4 < N) {\n      for e in 0..4 {\n        B[b * 4 + e] = A[b * 4 + e - 3];\n") != std::string::npos);
+  CHECK_MESSAGE(text.find("if (b * 4 - 3 >= 0 && b * 4 < N && b * 4 + 3 < N) {\n      for e in 0..4 {\n        B[b * 4 + e] = A[b * 4 + e - 3];\n") != std::string::npos, text);
   for (int64_t n : {1, 3, 4, 9}) {
     auto out = run(f, n);
     for (int64_t i = 0; i < n; ++i) CHECK(out[i] == (i >= 3 ? value("A", i - 3) : 0.0));
