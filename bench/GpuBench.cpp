@@ -1,6 +1,6 @@
 // tk_gpu_bench: tkc-built CUDA kernels next to cuBLAS (and a device copy
 // for the memory-bound ops), measured in the same run on device 0; prints
-// medians and ratios (bench/README.md). Exits 0 with "no CUDA device:
+// medians and ratios (docs/benchmarks.md). Exits 0 with "no CUDA device:
 // skipped" when there is no driver or device. Every tkc result is compared
 // with cuBLAS's result or a CPU reference on sampled elements, and the error
 // printed next to its time.
