@@ -52,4 +52,15 @@ LStmtPtr lBlock(std::vector<LStmtPtr> stmts, SourceLoc loc) {
   return s;
 }
 
+KernelPtr synthesizedKernel(const OpPtr &op, TargetFamily target, MStmtPtr body) {
+  auto k = std::make_shared<Kernel>();
+  k->name = op->name;
+  k->op = op;
+  k->target = target;
+  k->loc = op->loc;
+  k->synthesized = true;
+  k->body = std::move(body);
+  return k;
+}
+
 } // namespace tk::ir

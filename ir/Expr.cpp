@@ -328,4 +328,10 @@ void visitExpr(const Expr &e, const std::function<void(const Expr &)> &fn) {
   for (const IndexVar &v : e->rvars) visitExpr(v.extent, fn);
 }
 
+bool mentionsVar(const Expr &e, const std::string &name) {
+  bool found = false;
+  visitExpr(e, [&](const Expr &n) { found |= n->kind == ExprKind::Var && n->name == name; });
+  return found;
+}
+
 } // namespace tk::ir

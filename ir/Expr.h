@@ -124,6 +124,9 @@ Expr substitute(const Expr &e, const std::vector<std::pair<std::string, Expr>> &
 Expr fillHoles(const Expr &e, const std::vector<std::pair<int, int64_t>> &values);
 // Visit every node (pre-order).
 void visitExpr(const Expr &e, const std::function<void(const Expr &)> &fn);
+// True when `e` (null: false) reads variable `name` anywhere, loads and
+// reductions included.
+bool mentionsVar(const Expr &e, const std::string &name);
 
 // Text form, e.g. `sum(k < K) A[i, k] * B[k, j]`.
 std::string printExpr(const Expr &e);

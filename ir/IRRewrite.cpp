@@ -70,6 +70,16 @@ LStmtPtr rewriteLStmt(const LStmtPtr &s, const ExprFn &fn, const TensorFn &tenso
   return n;
 }
 
+LStmtPtr transformLStmt(const LStmtPtr &s, const std::function<LStmtPtr(const LStmtPtr &)> &post) {
+  if (!s) return s;
+  auto n = std::make_shared<LStmt>(*s);
+  for (LStmtPtr &c : n->stmts) c = transformLStmt(c, post);
+  n->body = transformLStmt(s->body, post);
+  n->thenS = transformLStmt(s->thenS, post);
+  n->elseS = transformLStmt(s->elseS, post);
+  return post(n);
+}
+
 void visitMStmt(const MStmtPtr &s, const std::function<void(const MStmt &)> &fn) {
   if (!s) return;
   fn(*s);

@@ -24,6 +24,11 @@ MStmtPtr rewriteMStmt(const MStmtPtr &s, const ExprFn &fn, const TensorFn &tenso
 // If/Check conditions).
 LStmtPtr rewriteLStmt(const LStmtPtr &s, const ExprFn &fn, const TensorFn &tensorFn = nullptr);
 
+// Rebuilds a loop-IR tree bottom-up: a node's children (block statements,
+// loop body, branches) first, then `post` on the rebuilt node — a fresh
+// copy `post` may change in place — whose result takes its place.
+LStmtPtr transformLStmt(const LStmtPtr &s, const std::function<LStmtPtr(const LStmtPtr &)> &post);
+
 // Calls `fn` on every statement of the tree (pre-order).
 void visitMStmt(const MStmtPtr &s, const std::function<void(const MStmt &)> &fn);
 void visitLStmt(const LStmtPtr &s, const std::function<void(const LStmt &)> &fn);

@@ -103,6 +103,10 @@ struct Kernel {
 };
 using KernelPtr = std::shared_ptr<Kernel>;
 
+// A kernel the scheduler made for `op` (default schedule or constructor):
+// named after the op, at the op's location, no holes or `require`s.
+KernelPtr synthesizedKernel(const OpPtr &op, TargetFamily target, MStmtPtr body);
+
 // Text form of the mapping IR (golden-tested): `--emit=mapping`.
 std::string printKernel(const Kernel &k);
 

@@ -2,7 +2,9 @@
 
 #include "ir/Simplify.h"
 #include "scheduler/DefaultSchedule.h"
+#include "scheduler/FreshNames.h"
 #include "scheduler/PackOperand.h"
+#include "scheduler/Refusal.h"
 
 #include <algorithm>
 #include <set>
@@ -11,17 +13,6 @@ namespace tk {
 using namespace ir;
 
 namespace {
-
-bool mentions(const Expr &e, const std::string &name) {
-  bool found = false;
-  visitExpr(e, [&](const Expr &n) { found |= n->kind == ExprKind::Var && n->name == name; });
-  return found;
-}
-
-bool fail(std::string *reason, const std::string &why) {
-  if (reason) *reason = why;
-  return false;
-}
 
 Expr loopVar(const std::string &n) { return var(n, VarKind::Loop); }
 
@@ -32,7 +23,7 @@ std::optional<int64_t> linearCoef(const Expr &e, const std::string &v) {
   std::optional<int64_t> coef = 0;
   for (const auto &[atom, c] : f.terms) {
     if (atom->kind == ExprKind::Var && atom->name == v) coef = *coef + c;
-    else if (mentions(atom, v)) return std::nullopt;
+    else if (mentionsVar(atom, v)) return std::nullopt;
   }
   return coef;
 }
@@ -49,42 +40,42 @@ struct Roles {
 };
 
 bool analyse(const Op &op, Roles *out, std::string *reason) {
-  if (op.body.size() != 1 || !op.intermediates.empty()) return fail(reason, "the op has more than one statement");
+  if (op.body.size() != 1 || !op.intermediates.empty()) return refuse(reason, "the op has more than one statement");
   const Assign &a = op.body[0];
-  if (a.vars.size() < 2) return fail(reason, "the output has rank < 2");
+  if (a.vars.size() < 2) return refuse(reason, "the output has rank < 2");
   if (a.target->dtype != ScalarType::F32 && a.target->dtype != ScalarType::F64)
-    return fail(reason, "the output is not f32 or f64");
+    return refuse(reason, "the output is not f32 or f64");
   const Expr &v = a.value;
-  if (v->kind != ExprKind::Reduce || v->reduceOp != ReduceOp::Sum) return fail(reason, "the value is not a sum");
+  if (v->kind != ExprKind::Reduce || v->reduceOp != ReduceOp::Sum) return refuse(reason, "the value is not a sum");
   const Expr &prod = v->args[0];
-  if (prod->kind != ExprKind::Binary || prod->binOp != BinOp::Mul) return fail(reason, "the summand is not a product");
+  if (prod->kind != ExprKind::Binary || prod->binOp != BinOp::Mul) return refuse(reason, "the summand is not a product");
   for (const Expr &f : prod->args) {
     if (f->kind != ExprKind::Load || f->type != a.target->dtype)
-      return fail(reason, "a factor is not an element of a tensor of the output's type");
-    if (f->tensor == a.target) return fail(reason, "a factor reads the output");
+      return refuse(reason, "a factor is not an element of a tensor of the output's type");
+    if (f->tensor == a.target) return refuse(reason, "a factor reads the output");
   }
   Roles r;
   r.a = &a;
   r.xDim = a.vars.size() - 1;
   const std::string &x = a.vars[r.xDim].name;
-  r.imgFirst = mentions(prod->args[0], x);
+  r.imgFirst = mentionsVar(prod->args[0], x);
   r.img = prod->args[r.imgFirst ? 0 : 1];
   r.filt = prod->args[r.imgFirst ? 1 : 0];
-  if (!mentions(r.img, x) || mentions(r.filt, x))
-    return fail(reason, "not exactly one factor depends on the innermost output index");
+  if (!mentionsVar(r.img, x) || mentionsVar(r.filt, x))
+    return refuse(reason, "not exactly one factor depends on the innermost output index");
   const std::vector<Expr> &idx = r.img->args;
   for (size_t d = 0; d + 1 < idx.size(); ++d)
-    if (mentions(idx[d], x)) return fail(reason, "the innermost output index appears before the image's last index");
-  if (r.img->pred) return fail(reason, "the image factor is guarded");
-  bool window = std::any_of(v->rvars.begin(), v->rvars.end(), [&](const IndexVar &k) { return mentions(idx.back(), k.name); });
-  if (!window) return fail(reason, "the image's last index has no window (no reduction variable next to the output index)");
+    if (mentionsVar(idx[d], x)) return refuse(reason, "the innermost output index appears before the image's last index");
+  if (r.img->pred) return refuse(reason, "the image factor is guarded");
+  bool window = std::any_of(v->rvars.begin(), v->rvars.end(), [&](const IndexVar &k) { return mentionsVar(idx.back(), k.name); });
+  if (!window) return refuse(reason, "the image's last index has no window (no reduction variable next to the output index)");
 
   std::vector<size_t> filterDims;
   for (size_t d = 0; d + 1 < a.vars.size(); ++d)
-    if (mentions(r.filt, a.vars[d].name)) filterDims.push_back(d);
-  if (filterDims.size() != 1) return fail(reason, "the filter factor does not depend on exactly one output index");
+    if (mentionsVar(r.filt, a.vars[d].name)) filterDims.push_back(d);
+  if (filterDims.size() != 1) return refuse(reason, "the filter factor does not depend on exactly one output index");
   r.fDim = filterDims[0];
-  if (mentions(r.img, a.vars[r.fDim].name)) return fail(reason, "the filter's output index also indexes the image");
+  if (mentionsVar(r.img, a.vars[r.fDim].name)) return refuse(reason, "the filter's output index also indexes the image");
 
   // Scalar parameters multiplying an index variable in the image's last
   // index (stride, dilation): the unit-stride version fixes them to 1.
@@ -102,15 +93,15 @@ bool analyse(const Op &op, Roles *out, std::string *reason) {
   std::vector<std::pair<std::string, Expr>> ones;
   for (const std::string &p : r.unitParams) ones.push_back({p, intImm(1)});
   if (linearCoef(substitute(idx.back(), ones), x) != std::optional<int64_t>(1))
-    return fail(reason, "the image's last index is not unit-stride in the innermost output index");
+    return refuse(reason, "the image's last index is not unit-stride in the innermost output index");
 
   // Window variables (those that share an image index with an output index)
   // loop outside the others, so the image's padding guards do not change in
   // the innermost reduction loop.
   auto windowVar = [&](const IndexVar &k) {
     return std::any_of(idx.begin(), idx.end(), [&](const Expr &i) {
-      return mentions(i, k.name) &&
-             std::any_of(a.vars.begin(), a.vars.end(), [&](const IndexVar &o) { return mentions(i, o.name); });
+      return mentionsVar(i, k.name) &&
+             std::any_of(a.vars.begin(), a.vars.end(), [&](const IndexVar &o) { return mentionsVar(i, o.name); });
     });
   };
   for (const IndexVar &k : v->rvars)
@@ -121,27 +112,6 @@ bool analyse(const Op &op, Roles *out, std::string *reason) {
   if (out) *out = std::move(r);
   return true;
 }
-
-// Fresh names: none of the op's names is reused.
-class Names {
-public:
-  explicit Names(const Op &op, const Assign &a) {
-    used_.insert(op.symbols.begin(), op.symbols.end());
-    for (const Param &p : op.inputs) used_.insert(p.name);
-    for (const TensorPtr &t : op.outputs) used_.insert(t->name);
-    for (const IndexVar &v : a.vars) used_.insert(v.name);
-    for (const IndexVar &v : a.value->rvars) used_.insert(v.name);
-  }
-  std::string operator()(const std::string &base) {
-    std::string name = base;
-    for (int i = 1; used_.count(name); ++i) name = base + "_" + std::to_string(i);
-    used_.insert(name);
-    return name;
-  }
-
-private:
-  std::set<std::string> used_;
-};
 
 // `load` with its indices simplified (after substituting 1 for a stride).
 Expr simplifyIndices(const Expr &e) {
@@ -181,7 +151,7 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
   if (!analyse(*op, &ro, &why)) throw InternalError("constructConvolution: " + why);
   const Assign &a = *ro.a;
   SourceLoc loc = a.loc;
-  Names fresh(*op, a);
+  FreshNames fresh(*op, a);
   std::string fb = fresh("fb"), xb = fresh("xb"), fr = fresh("fr"), xx = fresh("xx");
   const IndexVar &fv = a.vars[ro.fDim], &xv = a.vars[ro.xDim];
   Expr panels = ceilDiv(fv.extent, intImm(t.mr));
@@ -286,14 +256,7 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
     compute = branch;
   }
 
-  auto k = std::make_shared<Kernel>();
-  k->name = op->name;
-  k->op = op;
-  k->target = TargetFamily::Cpu;
-  k->loc = op->loc;
-  k->synthesized = true;
-  k->body = mBlock({alloc, pack, compute}, op->loc);
-  return k;
+  return synthesizedKernel(op, TargetFamily::Cpu, mBlock({alloc, pack, compute}, op->loc));
 }
 
 } // namespace tk

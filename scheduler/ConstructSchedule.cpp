@@ -1,56 +1,25 @@
 #include "scheduler/ConstructSchedule.h"
 
 #include "ir/Simplify.h"
+#include "scheduler/FreshNames.h"
 #include "scheduler/PackOperand.h"
+#include "scheduler/Refusal.h"
 #include "scheduler/construct/Gensor.h"
 
 #include <algorithm>
-#include <set>
 
 namespace tk {
 using namespace ir;
 
 namespace {
 
-bool mentions(const Expr &e, const std::string &name) {
-  bool found = false;
-  visitExpr(e, [&](const Expr &n) { found |= n->kind == ExprKind::Var && n->name == name; });
-  return found;
-}
-
-bool fail(std::string *reason, const std::string &why) {
-  if (reason) *reason = why;
-  return false;
-}
-
 // The statement's two factors, X (ignores j) first.
 std::pair<Expr, Expr> factors(const Assign &a) {
   const Expr &prod = a.value->args[0];
   const std::string &j = a.vars.back().name;
-  if (mentions(prod->args[0], j)) return {prod->args[1], prod->args[0]};
+  if (mentionsVar(prod->args[0], j)) return {prod->args[1], prod->args[0]};
   return {prod->args[0], prod->args[1]};
 }
-
-// Fresh variable and buffer names: none of the op's names is reused.
-class Names {
-public:
-  explicit Names(const Op &op, const Assign &a) {
-    used_.insert(op.symbols.begin(), op.symbols.end());
-    for (const Param &p : op.inputs) used_.insert(p.name);
-    for (const TensorPtr &t : op.outputs) used_.insert(t->name);
-    for (const IndexVar &v : a.vars) used_.insert(v.name);
-    for (const IndexVar &v : a.value->rvars) used_.insert(v.name);
-  }
-  std::string operator()(const std::string &base) {
-    std::string name = base;
-    for (int i = 1; used_.count(name); ++i) name = base + "_" + std::to_string(i);
-    used_.insert(name);
-    return name;
-  }
-
-private:
-  std::set<std::string> used_;
-};
 
 Expr loopVar(const std::string &n) { return var(n, VarKind::Loop); }
 
@@ -126,26 +95,26 @@ KernelPtr constructContraction(const OpPtr &op, const construct::ConstructOption
 
 bool constructScheduleApplies(const Op &op, std::string *reason) {
   if (op.body.size() != 1 || !op.intermediates.empty())
-    return fail(reason, "the op has more than one statement");
+    return refuse(reason, "the op has more than one statement");
   const Assign &a = op.body[0];
-  if (a.vars.size() < 2) return fail(reason, "the output has rank < 2");
+  if (a.vars.size() < 2) return refuse(reason, "the output has rank < 2");
   if (a.target->dtype != ScalarType::F32 && a.target->dtype != ScalarType::F64)
-    return fail(reason, "the output is not f32 or f64");
+    return refuse(reason, "the output is not f32 or f64");
   const Expr &v = a.value;
   if (v->kind != ExprKind::Reduce || v->reduceOp != ReduceOp::Sum || v->rvars.size() != 1)
-    return fail(reason, "the value is not a sum over one reduction variable");
+    return refuse(reason, "the value is not a sum over one reduction variable");
   const Expr &prod = v->args[0];
   if (prod->kind != ExprKind::Binary || prod->binOp != BinOp::Mul)
-    return fail(reason, "the summand is not a product");
+    return refuse(reason, "the summand is not a product");
   for (const Expr &f : prod->args) {
     if (f->kind != ExprKind::Load || f->type != a.target->dtype)
-      return fail(reason, "a factor is not an element of a tensor of the output's type");
-    if (f->tensor == a.target) return fail(reason, "a factor reads the output");
+      return refuse(reason, "a factor is not an element of a tensor of the output's type");
+    if (f->tensor == a.target) return refuse(reason, "a factor reads the output");
   }
   auto [x, y] = factors(a);
   const std::string &i = a.vars[a.vars.size() - 2].name, &j = a.vars.back().name;
-  if (mentions(x, j)) return fail(reason, "both factors depend on the innermost output index");
-  if (mentions(y, i)) return fail(reason, "the factor along the innermost index also depends on the row index");
+  if (mentionsVar(x, j)) return refuse(reason, "both factors depend on the innermost output index");
+  if (mentionsVar(y, i)) return refuse(reason, "the factor along the innermost index also depends on the row index");
   return true;
 }
 
@@ -156,7 +125,7 @@ KernelPtr constructSchedule(const OpPtr &op, const ContractionTiles &t) {
   SourceLoc loc = a.loc;
   size_t rank = a.vars.size();
   const IndexVar &iv = a.vars[rank - 2], &jv = a.vars[rank - 1], &kv = a.value->rvars[0];
-  Names fresh(*op, a);
+  FreshNames fresh(*op, a);
   std::string bi = fresh("bi"), bj = fresh("bj"), kb = fresh("kb"), ir = fresh("ir"), jr = fresh("jr"),
               kk = fresh("kk"), r = fresh("r"), jj = fresh("jj");
 
@@ -224,14 +193,9 @@ KernelPtr constructSchedule(const OpPtr &op, const ContractionTiles &t) {
   MStmtPtr kBlocks = seqFor(kb, ceilDiv(kv.extent, intImm(t.kc)), mBlock({yp.copy, xp.copy, compute}, loc), loc);
 
   MStmtPtr task = mBlock({xp.alloc, yp.alloc, init, kBlocks}, loc);
-  auto k = std::make_shared<Kernel>();
-  k->name = op->name;
-  k->op = op;
-  k->target = TargetFamily::Cpu;
-  k->loc = op->loc;
-  k->synthesized = true;
-  k->body = mBlock({mMapFor(workers, MappingAtom::Kind::Spatial, spatial, WorkerKind::Cores, task, loc)}, op->loc);
-  return k;
+  return synthesizedKernel(
+      op, TargetFamily::Cpu,
+      mBlock({mMapFor(workers, MappingAtom::Kind::Spatial, spatial, WorkerKind::Cores, task, loc)}, op->loc));
 }
 
 } // namespace tk

@@ -181,12 +181,6 @@ MStmtPtr scheduleAssign(const Assign &a, TargetFamily family) {
 } // namespace
 
 KernelPtr defaultSchedule(const OpPtr &op, const TargetDesc &target) {
-  auto k = std::make_shared<Kernel>();
-  k->name = op->name;
-  k->op = op;
-  k->target = target.family;
-  k->loc = op->loc;
-  k->synthesized = true;
   std::vector<MStmtPtr> stmts;
   for (const TensorPtr &t : op->intermediates) {
     auto alloc = std::make_shared<MStmt>();
@@ -197,8 +191,7 @@ KernelPtr defaultSchedule(const OpPtr &op, const TargetDesc &target) {
   }
   for (const Assign &a : op->body)
     stmts.push_back(target.family == TargetFamily::Cuda ? scheduleAssignGpu(a, *op) : scheduleAssign(a, target.family));
-  k->body = mBlock(std::move(stmts), op->loc);
-  return k;
+  return synthesizedKernel(op, target.family, mBlock(std::move(stmts), op->loc));
 }
 
 } // namespace tk

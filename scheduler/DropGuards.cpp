@@ -2,8 +2,6 @@
 
 #include "ir/IRRewrite.h"
 
-#include <functional>
-
 namespace tk {
 using namespace ir;
 
@@ -37,17 +35,10 @@ LStmtPtr dropGuards(const LStmtPtr &s, const std::set<std::string> &proven) {
     return load(n->tensor, n->args, kept ? n->pad : nullptr, kept, n->loc);
   };
   LStmtPtr out = rewriteLStmt(s, [&](const Expr &e) { return transformExpr(e, inLoads); });
-  std::function<LStmtPtr(const LStmtPtr &)> stores = [&](const LStmtPtr &x) -> LStmtPtr {
-    if (!x) return x;
-    auto c = std::make_shared<LStmt>(*x);
-    if (c->kind == LStmt::Kind::Store) c->pred = prune(c->pred, proven);
-    for (LStmtPtr &y : c->stmts) y = stores(y);
-    c->body = stores(c->body);
-    c->thenS = stores(c->thenS);
-    c->elseS = stores(c->elseS);
-    return c;
-  };
-  return stores(out);
+  return transformLStmt(out, [&](const LStmtPtr &x) {
+    if (x->kind == LStmt::Kind::Store) x->pred = prune(x->pred, proven);
+    return x;
+  });
 }
 
 } // namespace tk

@@ -1,6 +1,7 @@
 #include "scheduler/FuseRows.h"
 
 #include "ir/IRRewrite.h"
+#include "scheduler/Refusal.h"
 
 #include <algorithm>
 #include <set>
@@ -130,8 +131,9 @@ bool foldOne(std::vector<MStmtPtr> &pieces, const std::string &row, std::set<con
       if (n->tensor == t) ok &= !n->pad && !n->pred && sameIndices(n->args, out->indices);
     });
     for (size_t c = p + 1; c < pieces.size(); ++c) {
-      if (c < last && (loadsOf(pieces[c], o.get()) || writtenIn({pieces[c]}).count(o.get()))) ok = false;
-      if (writtenIn({pieces[c]}).count(t.get())) ok = false;
+      std::set<const TensorDecl *> written = writtenIn({pieces[c]});
+      if (c < last && (loadsOf(pieces[c], o.get()) || written.count(o.get()))) ok = false;
+      if (written.count(t.get())) ok = false;
       visitExprs(pieces[c], [&](const Expr &n) { ok &= n->kind != ExprKind::Load || n->tensor != t || (!n->pad && !n->pred); });
     }
     if (!ok) continue;
@@ -188,22 +190,18 @@ bool inlineOne(std::vector<MStmtPtr> &pieces, const std::string &row, std::set<c
 } // namespace
 
 bool fuseRowsApplies(const MStmt &body, size_t first, size_t last, std::string *reason) {
-  auto refuse = [&](std::string why) {
-    if (reason) *reason = std::move(why);
-    return false;
-  };
   if (body.kind != MStmt::Kind::Block || first >= last || last >= body.stmts.size())
-    return refuse("there are not two statements to fuse");
+    return refuse(reason, "there are not two statements to fuse");
   std::vector<MStmtPtr> run(body.stmts.begin() + long(first), body.stmts.begin() + long(last) + 1);
   for (const MStmtPtr &s : run) {
-    if (!rowLoop(s)) return refuse("a statement is not a one-dimensional loop over rows on cores");
+    if (!rowLoop(s)) return refuse(reason, "a statement is not a one-dimensional loop over rows on cores");
     if (!sameExpr(s->mapping.atoms[0].dims[0], run[0]->mapping.atoms[0].dims[0]))
-      return refuse("the loops run over different numbers of rows");
+      return refuse(reason, "the loops run over different numbers of rows");
   }
   std::set<const TensorDecl *> written = writtenIn(run);
   for (const MStmtPtr &s : run)
     if (std::string access = foreignRowAccess(s, written); !access.empty())
-      return refuse(access + " is not at its own row, so one row would depend on another");
+      return refuse(reason, access + " is not at its own row, so one row would depend on another");
   return true;
 }
 

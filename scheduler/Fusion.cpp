@@ -2,6 +2,7 @@
 
 #include "ir/IRRewrite.h"
 #include "ir/Simplify.h"
+#include "scheduler/Refusal.h"
 
 #include <algorithm>
 
@@ -32,11 +33,6 @@ size_t writers(const Op &op, const TensorPtr &t) {
 
 std::string at(const Assign &a) {
   return "the statement at line " + std::to_string(a.loc.line) + ":" + std::to_string(a.loc.col);
-}
-
-bool refuse(std::string *reason, std::string why) {
-  if (reason) *reason = std::move(why);
-  return false;
 }
 
 // The live statement other than `skip1`/`skip2` that reads `t`, if any.

@@ -11,7 +11,7 @@ using namespace ir;
 
 namespace {
 
-bool mentions(const Expr &e, const std::set<std::string> &names) {
+bool mentionsAny(const Expr &e, const std::set<std::string> &names) {
   bool found = false;
   visitExpr(e, [&](const Expr &n) { found |= n->kind == ExprKind::Var && names.count(n->name); });
   return found;
@@ -42,12 +42,12 @@ std::optional<Range> solve(const Expr &g, const std::string &v, const std::set<s
     if (atom->kind == ExprKind::Var && atom->name == v) {
       a += coef;
     } else {
-      if (mentions(atom, {v})) return std::nullopt;
+      if (mentionsVar(atom, v)) return std::nullopt;
       rest.terms.push_back({atom, coef});
     }
   }
   Expr r = fromLinear(rest);
-  if (a == 0 || !mentions(r, outer)) return std::nullopt;
+  if (a == 0 || !mentionsAny(r, outer)) return std::nullopt;
   // Normalise to a*v + r < 0.
   switch (g->binOp) {
   case BinOp::LT: break;
@@ -77,7 +77,7 @@ bool storesAlong(const LStmtPtr &body, const std::string &v) {
   bool along = false;
   visitLStmt(body, [&](const LStmt &n) {
     if (n.kind == LStmt::Kind::Store)
-      for (const Expr &i : n.indices) along |= mentions(i, {v});
+      for (const Expr &i : n.indices) along |= mentionsVar(i, v);
   });
   return along;
 }

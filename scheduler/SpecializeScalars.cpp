@@ -72,20 +72,11 @@ std::set<std::pair<std::string, int64_t>> testedValues(const LStmtPtr &body) {
 // `body` with the scalars bound to constants, simplified, constant ifs folded.
 LStmtPtr bindScalars(const LStmtPtr &body, const std::vector<std::pair<std::string, Expr>> &values) {
   LStmtPtr out = rewriteLStmt(body, [&](const Expr &e) { return simplify(substitute(e, values)); });
-  std::function<LStmtPtr(const LStmtPtr &)> fold = [&](const LStmtPtr &s) -> LStmtPtr {
-    if (!s) return s;
-    if (s->kind == LStmt::Kind::If && (s->cond->kind == ExprKind::IntImm || s->cond->kind == ExprKind::BoolImm)) {
-      const LStmtPtr &taken = s->cond->intValue ? s->thenS : s->elseS;
-      return taken ? fold(taken) : lBlock({}, s->loc);
-    }
-    auto copy = std::make_shared<LStmt>(*s);
-    for (LStmtPtr &x : copy->stmts) x = fold(x);
-    copy->body = fold(copy->body);
-    copy->thenS = fold(copy->thenS);
-    copy->elseS = fold(copy->elseS);
-    return copy;
-  };
-  return fold(out);
+  return transformLStmt(out, [](const LStmtPtr &s) -> LStmtPtr {
+    if (s->kind != LStmt::Kind::If || (s->cond->kind != ExprKind::IntImm && s->cond->kind != ExprKind::BoolImm)) return s;
+    const LStmtPtr &taken = s->cond->intValue ? s->thenS : s->elseS;
+    return taken ? taken : lBlock({}, s->loc);
+  });
 }
 
 } // namespace

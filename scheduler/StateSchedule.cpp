@@ -2,21 +2,17 @@
 
 #include "ir/Reduction.h"
 #include "ir/Simplify.h"
+#include "scheduler/FreshNames.h"
 #include "scheduler/PackOperand.h"
+#include "scheduler/Refusal.h"
 #include "scheduler/construct/Roofline.h"
 
 #include <algorithm>
-#include <set>
 
 namespace tk {
 using namespace ir;
 
 namespace {
-
-bool fail(std::string *reason, const std::string &why) {
-  if (reason) *reason = why;
-  return false;
-}
 
 bool reads(const Expr &e, const TensorPtr &t) {
   bool found = false;
@@ -27,28 +23,6 @@ bool reads(const Expr &e, const TensorPtr &t) {
 int64_t roundUp(int64_t v, int64_t m) { return (std::max<int64_t>(v, 1) + m - 1) / m * m; }
 
 Expr loopVar(const std::string &n) { return var(n, VarKind::Loop); }
-
-// Fresh names for the kernel's loop variables: none of the op's names.
-class Names {
-public:
-  Names(const Op &op, const Assign &a) {
-    used_.insert(op.symbols.begin(), op.symbols.end());
-    for (const Param &p : op.inputs) used_.insert(p.name);
-    for (const IndexVar &v : a.vars) used_.insert(v.name);
-    visitExpr(a.value, [&](const Expr &n) {
-      for (const IndexVar &v : n->rvars) used_.insert(v.name);
-    });
-  }
-  std::string operator()(const std::string &base) {
-    std::string name = base;
-    for (int i = 1; used_.count(name); ++i) name = base + "_" + std::to_string(i);
-    used_.insert(name);
-    return name;
-  }
-
-private:
-  std::set<std::string> used_;
-};
 
 bool isOne(const Expr &e) {
   int64_t c;
@@ -64,8 +38,8 @@ Expr scaled(const std::string &name, bool present, int64_t scale) {
 } // namespace
 
 bool stateScheduleApplies(const Op &op, std::string *reason) {
-  if (op.body.size() != 1 || !op.intermediates.empty()) return fail(reason, "the op has more than one statement");
-  if (op.body[0].vars.empty()) return fail(reason, "the output is a scalar");
+  if (op.body.size() != 1 || !op.intermediates.empty()) return refuse(reason, "the op has more than one statement");
+  if (op.body[0].vars.empty()) return refuse(reason, "the output is a scalar");
   return true;
 }
 
@@ -84,7 +58,7 @@ KernelPtr stateSchedule(const OpPtr &op, const construct::Space &space, const co
     throw InternalError("stateSchedule: " + name + " is not a dimension of the nest of " + op->name);
   };
   bool streamed = a.value->kind == ExprKind::Reduce && !reads(a.value, a.target);
-  Names fresh(*op, a);
+  FreshNames fresh(*op, a);
 
   // Output tiles, each a multiple of the faster one.
   std::vector<int64_t> G(rank), L(rank), P(rank);
@@ -182,14 +156,8 @@ KernelPtr stateSchedule(const OpPtr &op, const construct::Space &space, const co
 
   std::vector<Expr> spatial;
   for (size_t o = 0; o < rank; ++o) spatial.push_back(simplify(ceilDiv(a.vars[o].extent, intImm(P[o]))));
-  auto k = std::make_shared<Kernel>();
-  k->name = op->name;
-  k->op = op;
-  k->target = TargetFamily::Cpu;
-  k->loc = op->loc;
-  k->synthesized = true;
-  k->body = mBlock({mMapFor(bv, MappingAtom::Kind::Spatial, spatial, WorkerKind::Cores, task, loc)}, op->loc);
-  return k;
+  return synthesizedKernel(
+      op, TargetFamily::Cpu, mBlock({mMapFor(bv, MappingAtom::Kind::Spatial, spatial, WorkerKind::Cores, task, loc)}, op->loc));
 }
 
 } // namespace tk

@@ -262,10 +262,7 @@ private:
         if (!holds) continue;
         std::string text = printExpr(g);
         out.emplace(text, simplify(holds));
-        bool innermost = false;
-        if (!stack.empty())
-          visitExpr(g, [&](const Expr &n) { innermost |= n->kind == ExprKind::Var && n->name == stack.back(); });
-        if (innermost) lanes.insert(text);
+        if (!stack.empty() && mentionsVar(g, stack.back())) lanes.insert(text);
       }
     };
     auto loads = [&](const Expr &e) {

@@ -1,6 +1,7 @@
 #include "scheduler/WorkerLimits.h"
 
 #include "ir/Simplify.h"
+#include "scheduler/Refusal.h"
 
 namespace tk {
 using namespace ir;
@@ -12,17 +13,12 @@ static std::string describe(const MStmt &m) {
          lineCol(m.loc);
 }
 
-static bool fail(std::string *reason, std::string why) {
-  if (reason) *reason = std::move(why);
-  return false;
-}
-
 static bool notNestedIn(const MStmt &m, const std::vector<const MStmt *> &enclosing,
                         std::initializer_list<WorkerKind> kinds, std::string *reason) {
   for (const MStmt *e : enclosing)
     for (WorkerKind k : kinds)
       if (*e->worker == k)
-        return fail(reason, std::string(workerKindName(*m.worker)) + " mappings cannot be nested inside " +
+        return refuse(reason, std::string(workerKindName(*m.worker)) + " mappings cannot be nested inside " +
                                 describe(*e));
   return true;
 }
@@ -39,7 +35,7 @@ static std::string available(TargetFamily f) {
 static bool sameCount(std::optional<int64_t> &slot, SourceLoc &slotLoc, int64_t n, const MStmt &m,
                       std::string *reason) {
   if (slot && *slot != n)
-    return fail(reason, "every " + std::string(workerKindName(*m.worker)) + " mapping of a kernel must use the same "
+    return refuse(reason, "every " + std::string(workerKindName(*m.worker)) + " mapping of a kernel must use the same "
                         "number of workers: " + std::to_string(n) + " here, " + std::to_string(*slot) + " at " +
                         lineCol(slotLoc));
   if (!slot) {
@@ -54,7 +50,7 @@ bool workerMappingApplies(const MStmt &m, const std::vector<const MStmt *> &encl
   WorkerKind w = *m.worker;
   std::string kind(workerKindName(w));
   if (!targetHasWorker(family, w))
-    return fail(reason, "worker kind '" + kind + "' is not available on target " +
+    return refuse(reason, "worker kind '" + kind + "' is not available on target " +
                             std::string(targetFamilyName(family)) + " (it has " + available(family) + ")");
   int64_t n = 0;
   bool constant = isConstInt(m.mapping.numWorkers(), &n);
@@ -64,24 +60,24 @@ bool workerMappingApplies(const MStmt &m, const std::vector<const MStmt *> &encl
   case WorkerKind::Blocks:
   case WorkerKind::Cpes:
     if (!enclosing.empty())
-      return fail(reason, kind + " mappings must be outermost, but this one is nested inside " +
+      return refuse(reason, kind + " mappings must be outermost, but this one is nested inside " +
                               describe(*enclosing.back()));
     if (w == WorkerKind::Cpes && !(constant && n == 64))
-      return fail(reason, "a cpes mapping must use exactly the 64 CPEs of a core group, not " + count);
+      return refuse(reason, "a cpes mapping must use exactly the 64 CPEs of a core group, not " + count);
     return true;
   case WorkerKind::Lanes:
     if (!notNestedIn(m, enclosing, {WorkerKind::Lanes}, reason)) return false;
     if (!constant || n < 1 || n > 64 || (n & (n - 1)) != 0)
-      return fail(reason, "a lanes mapping needs a constant power-of-two number of lanes <= 64, not " + count);
+      return refuse(reason, "a lanes mapping needs a constant power-of-two number of lanes <= 64, not " + count);
     return sameCount(launch.lanes, launch.lanesLoc, n, m, reason);
   case WorkerKind::Warps:
     if (!notNestedIn(m, enclosing, {WorkerKind::Warps, WorkerKind::Threads}, reason)) return false;
-    if (!constant || n < 1) return fail(reason, "a warps mapping needs a constant number of warps, not " + count);
+    if (!constant || n < 1) return refuse(reason, "a warps mapping needs a constant number of warps, not " + count);
     return sameCount(launch.warps, launch.warpsLoc, n, m, reason);
   case WorkerKind::Threads:
     if (!notNestedIn(m, enclosing, {WorkerKind::Threads}, reason)) return false;
     if (!constant || n < 1 || n > 1024)
-      return fail(reason, "a threads mapping needs a constant number of threads <= 1024, not " + count);
+      return refuse(reason, "a threads mapping needs a constant number of threads <= 1024, not " + count);
     return sameCount(launch.threads, launch.threadsLoc, n, m, reason);
   }
   return true;
@@ -89,7 +85,7 @@ bool workerMappingApplies(const MStmt &m, const std::vector<const MStmt *> &encl
 
 bool launchConfigConsistent(const LaunchConfig &launch, std::string *reason) {
   if (launch.warps && launch.threads && *launch.warps * 32 != *launch.threads)
-    return fail(reason, std::to_string(*launch.warps) + " warps (at " + lineCol(launch.warpsLoc) + ") need " +
+    return refuse(reason, std::to_string(*launch.warps) + " warps (at " + lineCol(launch.warpsLoc) + ") need " +
                             std::to_string(*launch.warps * 32) + " threads (32 per warp), but this threads mapping "
                             "uses " + std::to_string(*launch.threads));
   return true;

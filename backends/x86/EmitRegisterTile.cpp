@@ -13,6 +13,7 @@ using codegen::lowerExprAs;
 using ir::BinOp;
 using ir::Expr;
 using ir::ExprKind;
+using ir::mentionsVar;
 using ir::ScalarType;
 
 int vectorRegisterCount(const CpuTarget &target) { return target.vectorBits >= 512 ? 32 : 16; }

@@ -9,15 +9,8 @@ namespace tk::x86 {
 using ir::BinOp;
 using ir::Expr;
 using ir::ExprKind;
+using ir::mentionsVar;
 using ir::LStmt;
-
-bool mentionsVar(const Expr &e, const std::string &name) {
-  bool found = false;
-  ir::visitExpr(e, [&](const Expr &n) {
-    if (n->kind == ExprKind::Var && n->name == name) found = true;
-  });
-  return found;
-}
 
 bool unitStrideIn(const Expr &e, const std::string &var) {
   if (!e || !ir::isInteger(e->type)) return false;

@@ -38,9 +38,6 @@ struct ContractionNest {
 // (when `reason` is non-null). Pure analysis; requires verified loop IR.
 std::optional<ContractionNest> matchContraction(const ir::LStmt &kLoop, std::string *reason = nullptr);
 
-// True when `e` mentions variable `name`.
-bool mentionsVar(const ir::Expr &e, const std::string &name);
-
 // True when `e` is linear in `var` with coefficient exactly 1 (the variable
 // appears in no other, non-linear, term).
 bool unitStrideIn(const ir::Expr &e, const std::string &var);

@@ -7,6 +7,7 @@ namespace tk::x86 {
 
 using ir::Expr;
 using ir::ExprKind;
+using ir::mentionsVar;
 using ir::LStmt;
 
 const LStmt *matchReassociableSum(const LStmt &loop, std::string *reason) {

@@ -13,6 +13,7 @@ using codegen::lowerExprAs;
 using ir::BinOp;
 using ir::Expr;
 using ir::ExprKind;
+using ir::mentionsVar;
 using ir::LStmt;
 using ir::ScalarType;
 

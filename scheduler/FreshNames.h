@@ -1,0 +1,24 @@
+// FreshNames: names for the loop variables and buffers a constructor adds
+// to a kernel, none of them already used by the op or its statement.
+#pragma once
+#include "ir/TensorIR.h"
+
+#include <set>
+#include <string>
+
+namespace tk {
+
+class FreshNames {
+public:
+  // Reserves the op's symbols, parameters and outputs, the statement's
+  // index variables and every reduction variable in its value.
+  FreshNames(const ir::Op &op, const ir::Assign &a);
+  // `base`, or `base_1`, `base_2`, ... : the first name not used yet, which
+  // is then reserved too.
+  std::string operator()(const std::string &base);
+
+private:
+  std::set<std::string> used_;
+};
+
+} // namespace tk
