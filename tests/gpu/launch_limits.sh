@@ -8,12 +8,7 @@
 # the count; a constant count below 2^31 keeps the 1-D index.
 set -u
 TKC=$1 SRC=$2
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-count() { grep -cE -- "$2" "$1"; }
-expect() { [ "$(count "$1" "$2")" -eq "$3" ] || fail "$1: expected $3 x /$2/, got $(count "$1" "$2")"; }
-entry() { awk "/\\.entry $2\\(/,/^}/" "$1" > "$WORK/$2.ptx"; [ -s "$WORK/$2.ptx" ] || fail "no entry $2"; echo "$WORK/$2.ptx"; }
+. "$(dirname "$0")/ptx_test_lib.sh"
 
 "$TKC" "$SRC/tests/gpu/launch_limits.tk" --target=cuda-sm_80 --emit=ptx -o "$WORK/l.ptx" || fail "tkc"
 expect "$WORK/l.ptx" '^\.extern \.shared \.align 16 \.b8 reverse_chunks_shared_k0_dynamic_shared\[\];$' 1

@@ -5,10 +5,7 @@
 # for the hand-written tiled matmul, and the usage errors around --emit=ptx.
 set -u
 TKC=$1 SRC=$2
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-has() { grep -qE -- "$2" "$1" || fail "$1 lacks /$2/"; }
+. "$(dirname "$0")/ptx_test_lib.sh"
 
 "$TKC" "$SRC/stdlib/gpu/matmul_simt.tk" --target=cuda-sm_80 --emit=ptx -o "$WORK/simt.ptx" || fail "tkc simt"
 has "$WORK/simt.ptx" '^\.version 7\.8$'

@@ -8,11 +8,7 @@
 # wait_group 1), the double-buffered shared stages and the barriers.
 set -u
 TKC=$1 SRC=$2
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-count() { grep -cE -- "$2" "$1"; }
-expect() { [ "$(count "$1" "$2")" -eq "$3" ] || fail "$1: expected $3 x /$2/, got $(count "$1" "$2")"; }
+. "$(dirname "$0")/ptx_test_lib.sh"
 
 for sm in sm_80 sm_90; do
   "$TKC" "$SRC/stdlib/gpu/matmul_tc.tk" --target=cuda-$sm --emit=ptx -o "$WORK/tc.ptx" || fail "tkc $sm"

@@ -8,12 +8,7 @@
 # kernel; shuffles and atomics rejected at the source for a cpu target.
 set -u
 TKC=$1 SRC=$2
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-count() { grep -cE -- "$2" "$1"; }
-expect() { [ "$(count "$1" "$2")" -eq "$3" ] || fail "$1: expected $3 x /$2/, got $(count "$1" "$2")"; }
-entry() { awk "/\\.entry $2\\(/,/^}/" "$1" > "$WORK/$2.ptx"; [ -s "$WORK/$2.ptx" ] || fail "no entry $2"; echo "$WORK/$2.ptx"; }
+. "$(dirname "$0")/ptx_test_lib.sh"
 
 for sm in sm_80 sm_90; do
   "$TKC" "$SRC/stdlib/gpu/warp_reduce.tk" --target=cuda-$sm --emit=ptx -o "$WORK/w.ptx" || fail "tkc $sm"

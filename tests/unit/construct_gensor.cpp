@@ -1,7 +1,7 @@
 // The construction optimizer (scheduler/construct/): hardware descriptions,
 // benefit formulas, capacity checks, the annealing schedule, determinism,
 // hole filling with candidates and `require`, and GPU legality.
-#include "frontend/Frontend.h"
+#include "source_module.h"
 #include "sched_build.h"
 #include "scheduler/construct/FillHoles.h"
 
@@ -76,17 +76,7 @@ latency = 0.3
 transaction = 32
 )";
 
-ir::Module module(const std::string &src) {
-  SourceManager sm;
-  DiagEngine diags(sm);
-  std::ostringstream out;
-  diags.setStream(&out);
-  FrontendOptions fo;
-  fo.stdlibDir = TK_SOURCE_STDLIB_DIR;
-  auto m = buildModule("t.tk", fo, sm, diags, nullptr, &src);
-  REQUIRE_MESSAGE(m, out.str());
-  return *m;
-}
+ir::Module module(const std::string &src) { return unittest::moduleFromSource(src); }
 
 const char *kHoleKernel = R"(import "std/linalg.tk";
 kernel mm implements matmul on cpu {

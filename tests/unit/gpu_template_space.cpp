@@ -3,7 +3,7 @@
 // counts the points where every `require` holds (evaluated as CheckHoles and
 // FillHoles do: the hole values substituted, then simplified to a constant),
 // and checks that the construction optimizer picks one of them.
-#include "frontend/Frontend.h"
+#include "source_module.h"
 #include "ir/Simplify.h"
 #include "sched_build.h"
 #include "scheduler/construct/FillHoles.h"
@@ -27,17 +27,9 @@ std::string readFile(const std::string &path) {
 }
 
 ir::Module spaceModule() {
-  SourceManager sm;
-  DiagEngine diags(sm);
-  std::ostringstream out;
-  diags.setStream(&out);
-  FrontendOptions fo;
-  fo.stdlibDir = TK_SOURCE_STDLIB_DIR;
   std::string src = readFile(std::string(TK_SOURCE_STDLIB_DIR) + "/gpu/matmul_simt_space.tk");
   REQUIRE(!src.empty());
-  auto m = buildModule("matmul_simt_space.tk", fo, sm, diags, nullptr, &src);
-  REQUIRE_MESSAGE(m, out.str());
-  return *m;
+  return unittest::moduleFromSource(src, nullptr, "matmul_simt_space.tk");
 }
 
 const ir::Kernel &spaceKernel(const ir::Module &m) {

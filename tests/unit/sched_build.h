@@ -1,8 +1,12 @@
-// Hand-built IR for the scheduler and IR tests (no frontend needed).
+// Hand-built IR for the scheduler and IR tests (no frontend needed), and
+// the whole pipeline run on one op of it.
 #pragma once
 #include "ir/Diagnostics.h"
 #include "ir/LoopIR.h"
 #include "ir/Module.h"
+#include "scheduler/Pipeline.h"
+
+#include <doctest/doctest.h>
 
 #include <sstream>
 #include <string>
@@ -127,5 +131,19 @@ struct DiagFixture {
     return s;
   }
 };
+
+// `op` through lowerModule (with kernel `k`, else its default schedule):
+// its one function; any diagnostic fails the test.
+inline ir::LoweredFunc lowerOne(const ir::OpPtr &op, ir::KernelPtr k = nullptr) {
+  ir::Module m;
+  m.ops = {op};
+  if (k) m.kernels = {k};
+  m.exports = {{op->name, op, k, {}}};
+  DiagFixture fx;
+  auto fs = lowerModule(m, PipelineOptions{}, fx.diags);
+  REQUIRE(fx.messages() == "");
+  REQUIRE(fs.size() == 1);
+  return fs[0];
+}
 
 } // namespace tk::schedtest

@@ -3,13 +3,12 @@
 // run-time version whose image index is unit-stride. The kernels' results
 // are checked end to end (tests/e2e/construct_convolution.tk, stdlib conv2d)
 // and their hot loops in tests/codegen.
-#include "frontend/Frontend.h"
+#include "source_module.h"
 #include "scheduler/ConstructConvolution.h"
 
 #include <doctest/doctest.h>
 
 #include <functional>
-#include <sstream>
 
 using namespace tk;
 using namespace tk::ir;
@@ -17,15 +16,8 @@ using namespace tk::ir;
 namespace {
 
 OpPtr opFrom(const std::string &src, const std::string &name) {
-  SourceManager sm;
-  DiagEngine diags(sm);
-  std::ostringstream out;
-  diags.setStream(&out);
-  FrontendOptions fo;
-  fo.stdlibDir = TK_SOURCE_STDLIB_DIR;
-  auto m = buildModule("t.tk", fo, sm, diags, nullptr, &src);
-  REQUIRE_MESSAGE(m, out.str());
-  for (const OpPtr &op : m->ops)
+  ir::Module m = unittest::moduleFromSource(src);
+  for (const OpPtr &op : m.ops)
     if (op->name == name) return op;
   FAIL("no op " << name);
   return nullptr;

@@ -118,15 +118,7 @@ TEST_CASE("construct schedule: packed blocked matmul is exact on ragged shapes")
   KernelPtr k = constructSchedule(matmulOp(), t);
   CHECK(printKernel(*k).find("local packed_A: f32[2, 3, 2];") != std::string::npos);
   CHECK(printKernel(*k).find("local packed_B: f32[2, 3, 4];") != std::string::npos);
-  Module m;
-  m.ops = {k->op};
-  m.kernels = {k};
-  m.exports = {{k->op->name, k->op, k, {}}};
-  DiagFixture fx;
-  PipelineOptions opts;
-  std::vector<LoweredFunc> fs = lowerModule(m, opts, fx.diags);
-  REQUIRE(fx.messages() == "");
-  REQUIRE(fs.size() == 1);
+  std::vector<LoweredFunc> fs{lowerOne(k->op, k)};
   for (auto [M, K, N] : std::vector<std::array<int64_t, 3>>{{1, 1, 1}, {5, 7, 3}, {13, 17, 11}, {4, 3, 8}}) {
     CAPTURE(M);
     CAPTURE(K);

@@ -1,14 +1,13 @@
 // FuseRows: row loops of a default schedule run as one loop when no row
-// reads another's data, and element-wise intermediates are recomputed
-// where they are read; otherwise the reason names the offending access.
-#include "frontend/Frontend.h"
+// reads another's data, and element-wise intermediates live in the output
+// row they become or are recomputed where they are read; otherwise the
+// reason names the offending access.
+#include "source_module.h"
 #include "sched_build.h"
 #include "scheduler/DefaultSchedule.h"
 #include "scheduler/FuseRows.h"
 
 #include <doctest/doctest.h>
-
-#include <sstream>
 
 using namespace tk;
 using namespace tk::ir;
@@ -16,13 +15,7 @@ using namespace tk::ir;
 namespace {
 
 KernelPtr defaultKernel(const std::string &src) {
-  SourceManager sm;
-  DiagEngine diags(sm);
-  std::ostringstream out;
-  diags.setStream(&out);
-  auto m = buildModule("t.tk", FrontendOptions{}, sm, diags, nullptr, &src);
-  REQUIRE_MESSAGE(m, out.str());
-  return defaultSchedule(m->ops.at(0), TargetDesc{});
+  return defaultSchedule(unittest::moduleFromSource(src).ops.at(0), TargetDesc{});
 }
 
 } // namespace

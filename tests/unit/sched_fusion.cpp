@@ -1,13 +1,11 @@
 // Post-scheduling fusion (scheduler/Fusion.h): the legality predicates and
 // the shape of the fused mapping IR, on ops built by the frontend.
-#include "frontend/Frontend.h"
+#include "source_module.h"
 #include "ir/IRRewrite.h"
 #include "scheduler/DefaultSchedule.h"
 #include "scheduler/Fusion.h"
 
 #include <doctest/doctest.h>
-
-#include <sstream>
 
 using namespace tk;
 using namespace tk::ir;
@@ -16,16 +14,10 @@ namespace {
 
 // The op named `f` in `src`.
 OpPtr opFrom(const std::string &src) {
-  SourceManager sm;
-  DiagEngine diags(sm);
-  std::ostringstream os;
-  diags.setStream(&os);
-  FrontendOptions opts;
-  opts.stdlibDir = TK_SOURCE_STDLIB_DIR;
-  auto m = buildModule("t.tk", opts, sm, diags, nullptr, &src);
-  REQUIRE(m);
-  REQUIRE(os.str() == "");
-  for (const OpPtr &op : m->ops)
+  std::string diagnostics;
+  ir::Module m = unittest::moduleFromSource(src, &diagnostics);
+  REQUIRE(diagnostics == "");
+  for (const OpPtr &op : m.ops)
     if (op->name == "f") return op;
   FAIL("no op f");
   return nullptr;

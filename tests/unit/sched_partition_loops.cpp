@@ -2,13 +2,11 @@
 // become constants in copies of the function, window loops split into
 // guarded edges and an unguarded middle, and the loops the passes must not
 // touch (window steps reduced into a register, contractions) stay whole.
-#include "frontend/Frontend.h"
+#include "source_module.h"
 #include "sched_build.h"
 #include "scheduler/Pipeline.h"
 
 #include <doctest/doctest.h>
-
-#include <sstream>
 
 using namespace tk;
 using namespace tk::ir;
@@ -16,16 +14,12 @@ using namespace tk::ir;
 namespace {
 
 std::string loopIR(const std::string &src) {
-  SourceManager sm;
-  DiagEngine diags(sm);
-  std::ostringstream out;
-  diags.setStream(&out);
-  auto m = buildModule("t.tk", FrontendOptions{}, sm, diags, nullptr, &src);
-  REQUIRE_MESSAGE(m, out.str());
+  ir::Module m = unittest::moduleFromSource(src);
+  schedtest::DiagFixture fx;
   PipelineOptions opts;
   opts.constructContractions = false;
-  auto fs = lowerModule(*m, opts, diags);
-  REQUIRE_MESSAGE(!fs.empty(), out.str());
+  auto fs = lowerModule(m, opts, fx.diags);
+  REQUIRE_MESSAGE(!fs.empty(), fx.out.str());
   std::string text;
   for (const LoweredFunc &f : fs) text += printLoweredFunc(f);
   return text;

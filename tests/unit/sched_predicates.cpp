@@ -16,18 +16,6 @@ namespace {
 
 double value(const std::string &name, size_t i) { return double((i * 5 + name[0]) % 13) - 6; }
 
-LoweredFunc lowerOne(const OpPtr &op, KernelPtr k = nullptr) {
-  Module m;
-  m.ops = {op};
-  if (k) m.kernels = {k};
-  m.exports = {{op->name, op, k, {}}};
-  DiagFixture fx;
-  auto fs = lowerModule(m, PipelineOptions{}, fx.diags);
-  CHECK(fx.messages() == "");
-  REQUIRE(fs.size() == 1);
-  return fs[0];
-}
-
 // op copy(A: f32[SHAPE]) -> B: f32[SHAPE] { B[...] = A[...]; }
 OpPtr copyOp(std::vector<Expr> shape) {
   auto op = std::make_shared<Op>();

@@ -3,7 +3,7 @@
 // exhaustive search's best states build a kernel that passes the
 // scheduler's checks and computes what the interpreter computes, on small
 // shapes with extents 1 and primes (tiles overshooting every dimension).
-#include "frontend/Frontend.h"
+#include "source_module.h"
 #include "ir/Interpreter.h"
 #include "sched_build.h"
 #include "sched_eval.h"
@@ -35,30 +35,14 @@ construct::HardwareDesc zen5() {
   return *hw;
 }
 
-Module stdModule() {
-  SourceManager sm;
-  DiagEngine diags(sm);
-  FrontendOptions fo;
-  fo.stdlibDir = TK_SOURCE_STDLIB_DIR;
-  std::string src = "import \"std/linalg.tk\";\nimport \"std/nn.tk\";\n";
-  auto m = buildModule("t.tk", fo, sm, diags, nullptr, &src);
-  REQUIRE(m);
-  return *m;
-}
+Module stdModule() { return unittest::moduleFromSource("import \"std/linalg.tk\";\nimport \"std/nn.tk\";\n"); }
 
 double value(const std::string &name, size_t i) { return double((i * 7 + name[0] * 3) % 17) / 4 - 2; }
 
 // Lowers `k` and checks it against the interpreter at each of `shapes`.
 void checkKernel(const KernelPtr &k, const std::vector<std::map<std::string, int64_t>> &shapes) {
-  Module m;
-  m.ops = {k->op};
-  m.kernels = {k};
-  m.exports = {{k->op->name, k->op, k, {}}};
-  DiagFixture fx;
-  PipelineOptions opts;
-  std::vector<LoweredFunc> fs = lowerModule(m, opts, fx.diags);
-  REQUIRE_MESSAGE(fx.messages() == "", printKernel(*k));
-  REQUIRE(fs.size() == 1);
+  INFO(printKernel(*k));
+  std::vector<LoweredFunc> fs{lowerOne(k->op, k)};
   for (const auto &sh : shapes) {
     InterpArgs args;
     for (const auto &[n, v] : sh) {

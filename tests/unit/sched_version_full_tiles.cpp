@@ -16,18 +16,6 @@ namespace {
 
 double value(const std::string &name, size_t i) { return double((i * 7 + name[0]) % 11) - 5; }
 
-LoweredFunc lowerKernel(const OpPtr &op, const KernelPtr &k) {
-  Module m;
-  m.ops = {op};
-  m.kernels = {k};
-  m.exports = {{op->name, op, k, {}}};
-  DiagFixture fx;
-  auto fs = lowerModule(m, PipelineOptions{}, fx.diags);
-  CHECK(fx.messages() == "");
-  REQUIRE(fs.size() == 1);
-  return fs[0];
-}
-
 // op shift(A: f32[N]) -> B: f32[N] { B[i] = A[i]; } with a kernel whose
 // tiles of T elements read A at INDEX(element).
 std::pair<OpPtr, KernelPtr> tiledCopy(int64_t T, const std::function<Expr(Expr)> &index) {
@@ -57,7 +45,7 @@ std::vector<double> run(const LoweredFunc &f, int64_t n) {
 
 TEST_CASE("version full tiles: a tile inside the tensor runs without guards") {
   auto [op, k] = tiledCopy(8, [](Expr e) { return e; });
-  LoweredFunc f = lowerKernel(op, k);
+  LoweredFunc f = lowerOne(op, k);
   std::string text = printLoweredFunc(f);
   CHECK(text.find("if (b * 8 + 7 < N) {\n"
                   "      for e in 0..8 {\n"
@@ -74,7 +62,7 @@ TEST_CASE("version full tiles: a tile inside the tensor runs without guards") {
 TEST_CASE("version full tiles: lower bounds and shifted windows are tested at the tile's first element") {
   // B[i] = A[i - 3] else 0: the guard 0 <= i - 3 needs the smallest i.
   auto [op, k] = tiledCopy(4, [](Expr e) { return sub(e, ci(3)); });
-  LoweredFunc f = lowerKernel(op, k);
+  LoweredFunc f = lowerOne(op, k);
   std::string text = printLoweredFunc(f);
   CHECK_MESSAGE(text.find("if (b * 4 - 3 >= 0 && b * 4 < N && b * 4 + 3 < N) {\n      for e in 0..4 {\n        B[b * 4 + e] = A[b * 4 + e - 3];\n") != std::string::npos, text);
   for (int64_t n : {1, 3, 4, 9}) {
@@ -86,8 +74,8 @@ TEST_CASE("version full tiles: lower bounds and shifted windows are tested at th
 TEST_CASE("version full tiles: a guard it cannot bound stays in the fast copy") {
   // A[e * e]: a product of loop variables is not followed, so its guard is
   // kept; the bounded guard of B (b*4 + e < N) still goes.
-  auto [op, k] = tiledCopy(4, [](Expr e) { return mul(lv("e"), lv("e")); });
-  LoweredFunc f = lowerKernel(op, k);
+  auto [op, k] = tiledCopy(4, [](Expr) { return mul(lv("e"), lv("e")); });
+  LoweredFunc f = lowerOne(op, k);
   std::string text = printLoweredFunc(f);
   CHECK(text.find("if (b * 4 + 3 < N) {\n"
                   "      for e in 0..4 {\n"
