@@ -29,15 +29,21 @@ ContractionTiles chooseContractionTiles(const construct::HardwareDesc &hw, int v
   ContractionTiles t;
   int64_t lanes = std::max(1, vectorBits / (8 * elemBytes));
   int64_t regs = vectorBits >= 512 ? 32 : 16;
-  t.mr = 4;
-  t.nr = lanes * std::max<int64_t>(1, (regs - 1) / (t.mr + 1));
+  // Four vectors per row: nr is then a power of two (64 f32 lanes on
+  // AVX-512), so power-of-two widths split into whole, unmasked panels.
+  const int64_t rowVectors = 4;
+  t.nr = lanes * rowVectors;
+  t.mr = 1;
+  while ((2 * t.mr) * rowVectors + rowVectors + 1 <= regs) t.mr *= 2;
   size_t unit = construct::unitLevel(hw), l1 = unit + 1 < hw.levels.size() ? unit + 1 : unit;
   int64_t l1Bytes = hw.unitCapacity(l1), l2Bytes = hw.unitCapacity(unit);
   t.kc = 16;
-  while (t.kc < 512 && 2 * t.kc * (t.mr + t.nr) * elemBytes <= l1Bytes) t.kc *= 2;
+  // kc: the largest power of two whose micro-panel pair (kc x (mr + nr))
+  // fills at most three quarters of L1, leaving room for C's rows.
+  while (t.kc < 512 && 2 * t.kc * (t.mr + t.nr) * elemBytes * 4 <= 3 * l1Bytes) t.kc *= 2;
   int64_t quarter = l2Bytes / 4;
   t.mc = std::max(t.mr, std::min<int64_t>(128, quarter / (t.kc * elemBytes)) / t.mr * t.mr);
-  t.nc = std::max(t.nr, std::min<int64_t>(4 * t.nr, quarter / (t.kc * elemBytes)) / t.nr * t.nr);
+  t.nc = std::max(t.nr, std::min<int64_t>(8 * t.nr, quarter / (t.kc * elemBytes)) / t.nr * t.nr);
   return t;
 }
 

@@ -21,14 +21,16 @@ struct ContractionTiles {
   bool operator==(const ContractionTiles &) const = default;
 };
 
-// The capacity rule (BLIS-style): mr = 4 and nr = lanes x (registers - 1)
-// / (mr + 1) vectors, so the accumulators, one operand row and a broadcast
-// fill the register file (4 x 96 f32 with 32 zmm, 4 x 24 with 16 ymm); kc
-// the power of two in [16, 512] at which one A and B micro-panel pair
-// (kc x (mr + nr)) fits L1 but two no longer do (64 on zen5: measured best); mc x kc and kc x nc packed blocks within a
-// quarter of the first per-core level (L2) each, mc at most 128 rows and nc
-// at most 4 register tiles so that a 256 x 256 output gives each of two
-// cores a task. Requires a CPU description.
+// The capacity rule (BLIS-style): nr = four vectors (64 f32 on AVX-512, 32
+// on AVX2), a power of two so that power-of-two widths split into whole
+// panels; mr the largest power of two whose mr x 4 accumulators, four
+// operand vectors and a broadcast fit the register file (4 with 32 zmm, 2
+// with 16 ymm); kc the largest power of two in [16, 512] whose A and B
+// micro-panel pair (kc x (mr + nr)) fills at most 3/4 of L1 (128 for 48
+// KiB); mc x kc and kc x nc packed blocks within a quarter of the first
+// per-core level (L2) each, mc at most 128 rows and nc at most 8 register
+// tiles. Measured on square SGEMM 256-2048 against 4 x 96 / kc 64
+// (docs/performance.md). Requires a CPU description.
 ContractionTiles chooseContractionTiles(const construct::HardwareDesc &hw, int vectorBits, int elemBytes);
 
 // The blocking of a Gensor state of the contraction's loop nest (dims

@@ -145,7 +145,15 @@ public:
     std::map<std::string, Expr> removable; // guard text -> when it always holds
     std::set<std::string> lanes;           // of those, the ones on a store's innermost loop
     std::vector<std::string> stack;
-    gather(root, stack, env, removable, lanes);
+    std::map<std::string, Expr> windows;
+    gather(root, stack, env, removable, lanes, windows);
+    // A window condition whose bound the test checks anyway (the rows of a
+    // packing copy, bounded like the rows of the tile's stores) goes too:
+    // its loop then keeps a constant trip count.
+    std::set<std::string> tested;
+    for (const auto &entry : removable) tested.insert(printExpr(entry.second));
+    for (const auto &entry : windows)
+      if (tested.count(printExpr(entry.second)) && !lanes.count(entry.first)) removable.insert(entry);
     Expr cond = allHold(removable, {});
     int64_t known = constant(cond);
     if (known == 1) return dropGuards(root, keys(removable));
@@ -239,16 +247,18 @@ private:
   // holds the nest's loops around `s`. A window condition of a store's
   // innermost loop is left to PartitionLoops: it fails at the loop's edges
   // whatever the tile, and would keep every tile on the guarded copy.
+  // Window conditions that can be bounded go to `windows` instead.
   void gather(const LStmtPtr &s, std::vector<std::string> &stack, const Env &env,
-              std::map<std::string, Expr> &out, std::set<std::string> &lanes) const {
+              std::map<std::string, Expr> &out, std::set<std::string> &lanes,
+              std::map<std::string, Expr> &windows) const {
     if (!s) return;
     if (s->kind == LStmt::Kind::For) {
       stack.push_back(s->var);
-      gather(s->body, stack, env, out, lanes);
+      gather(s->body, stack, env, out, lanes, windows);
       stack.pop_back();
       return;
     }
-    for (const LStmtPtr &x : s->stmts) gather(x, stack, env, out, lanes);
+    for (const LStmtPtr &x : s->stmts) gather(x, stack, env, out, lanes, windows);
     if (s->kind != LStmt::Kind::Store) return;
     std::set<std::string> around = outer_;
     around.insert(stack.begin(), stack.end() - (stack.empty() ? 0 : 1));
@@ -257,10 +267,13 @@ private:
       std::vector<Expr> parts;
       guardConjuncts(pred, parts);
       for (const Expr &g : parts) {
-        if (!stack.empty() && isWindowCondition(g, stack.back(), around)) continue;
         Expr holds = holdsEverywhere(g, env);
         if (!holds) continue;
         std::string text = printExpr(g);
+        if (!stack.empty() && isWindowCondition(g, stack.back(), around)) {
+          windows.emplace(text, simplify(holds));
+          continue;
+        }
         out.emplace(text, simplify(holds));
         if (!stack.empty() && mentionsVar(g, stack.back())) lanes.insert(text);
       }

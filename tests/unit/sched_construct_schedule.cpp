@@ -35,19 +35,20 @@ double value(const std::string &name, size_t i) { return double((i * 5 + name[0]
 TEST_CASE("construct schedule: the capacity rule sizes the micro-kernel from the register file and L1") {
   construct::HardwareDesc hw = cpu(48 << 10, 1 << 20);
   ContractionTiles t = chooseContractionTiles(hw, 512, 4);
-  CHECK(t.mr == 4);
-  CHECK(t.nr == 96); // 4 x 6 zmm accumulators + 6 operands + 1 broadcast = 31
-  CHECK(t.kc == 64); // one A+B micro-panel pair (64 x 100 f32 = 25 KiB) fits 48 KiB, two do not
+  CHECK(t.mr == 4);  // 4 x 4 zmm accumulators + 4 operands + 1 broadcast = 21; 8 rows would need 37
+  CHECK(t.nr == 64); // four vectors: a power of two
+  CHECK(t.kc == 128); // the pair 128 x 68 f32 = 34 KiB fills <= 3/4 of 48 KiB; 256 would not
   CHECK(t.mc == 128);
-  CHECK(t.nc == 384);
+  CHECK(t.nc == 512); // 8 register tiles; 512 x 128 f32 = 256 KiB = a quarter of L2
   t = chooseContractionTiles(hw, 256, 4);
-  CHECK(t.nr == 24); // 16 ymm: 4 x 3 + 3 + 1
-  CHECK(t.kc == 256); // one A+B micro-panel pair (28 KiB) fits, two do not
+  CHECK(t.nr == 32); // 16 ymm: 2 x 4 accumulators + 4 + 1 = 13
+  CHECK(t.mr == 2);
+  CHECK(t.kc == 256); // 256 x 34 f32 = 34 KiB fits 3/4 of 48 KiB; 512 would not
   t = chooseContractionTiles(cpu(32 << 10, 256 << 10), 512, 8);
-  CHECK(t.nr == 48); // f64: 8 lanes
-  CHECK(t.kc == 64);
+  CHECK(t.nr == 32); // f64: 8 lanes x 4
+  CHECK(t.kc == 64);  // 64 x 36 f64 = 18 KiB <= 24 KiB
   CHECK(t.mc == 128); // a quarter of 256 KiB holds 128 x 64 doubles
-  CHECK(t.nc == 96);  // ... and only 128 columns: whole 48-column tiles
+  CHECK(t.nc == 128); // ... and only 128 columns: four whole 32-column tiles
 }
 
 TEST_CASE("construct schedule: a Gensor state gives the task tile, in whole register tiles") {
@@ -64,7 +65,7 @@ TEST_CASE("construct schedule: a Gensor state gives the task tile, in whole regi
   CHECK(t.nr == rule.nr);
   CHECK(t.kc == rule.kc);
   CHECK(t.mc == 100); // already whole 4-row tiles
-  CHECK(t.nc == 288); // 200 rounded up to 96-column tiles
+  CHECK(t.nc == 256); // 200 rounded up to 64-column tiles
   s.tile[1] = {4096, 4096, 512};
   t = contractionTilesFromState(space, s, 512);
   CHECK(t.mc * t.kc * 4 <= (1 << 20) / 4); // packed panels within a quarter of L2
@@ -151,4 +152,30 @@ TEST_CASE("pack operand: panels hold the operand with the panel and depth variab
   CHECK(text.find("local Bp: f32[3, 2, 4];") != std::string::npos);
   CHECK(text.find("Bp[p, d, w] = B[d + kb, bj + p * 4 + w];") != std::string::npos);
   CHECK(printExpr(loadPanel(p, lv("jr"), lv("kk"), lv("jj"))) == "Bp[jr, kk, jj]");
+}
+
+TEST_CASE("construct schedule: whole row blocks pack A with a constant-trip copy") {
+  // The A copy's row guard (a window condition of its innermost loop) has
+  // the same bound as the rows of C the tile stores, so the tested copy
+  // drops it instead of splitting the 4-row loop at run time.
+  ContractionTiles t{4, 16, 8, 8, 32};
+  KernelPtr k = constructSchedule(matmulOp(), t);
+  LoweredFunc f = lowerOne(k->op, k);
+  std::string text = printLoweredFunc(f);
+  CHECK_MESSAGE(text.find("for w in 0..4 {\n"
+                          "              packed_A[p, d, w] = A[bi * 8 + p * 4 + w, d + kb * 8];\n") != std::string::npos,
+                text);
+  for (auto [M, K, N] : std::vector<std::array<int64_t, 3>>{{8, 8, 32}, {9, 5, 17}, {3, 16, 40}}) {
+    CAPTURE(M);
+    LoopEval ev;
+    ev.run(f, {{"M", M}, {"K", K}, {"N", N}}, value);
+    REQUIRE(ev.status == 0);
+    const auto &C = ev.tensor(f.op->outputs[0]);
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        double want = 0;
+        for (int64_t kk = 0; kk < K; ++kk) want += value("A", size_t(i * K + kk)) * value("B", size_t(kk * N + j));
+        CHECK(C[size_t(i * N + j)] == want);
+      }
+  }
 }
