@@ -14,7 +14,9 @@ namespace tk {
 // The condition is evaluated once, before the nest, from the loop bounds
 // (symbolic intervals: sums, constant multiples, floor/ceil divisions by
 // positive constants, min/max, modulo by constants). Guards it cannot
-// bound stay in both copies. Full tiles then run with unmasked vector
+// bound stay in both copies. A window condition of a store's innermost loop
+// (left to PartitionLoops) is dropped only when its bound is one the test
+// already checks (a packing copy's rows, bounded like the tile's rows). Full tiles then run with unmasked vector
 // loads and stores; partial tiles keep the masked code. Requires loops to
 // be well nested (a loop's bounds use only variables bound outside it).
 ir::LoweredFunc versionFullTiles(const ir::LoweredFunc &f);
