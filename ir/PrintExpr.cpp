@@ -70,22 +70,15 @@ static void print(std::ostream &os, const Expr &e, int ctx) {
     }
     break;
   case ExprKind::Select:
-    os << "select(";
-    printArgs(os, e->args);
-    os << ')';
-    break;
   case ExprKind::Call:
-    os << mathFnName(e->fn) << '(';
-    printArgs(os, e->args);
-    os << ')';
-    break;
   case ExprKind::Shuffle:
-    os << shuffleOpName(e->shuffleOp) << '(';
-    printArgs(os, e->args);
-    os << ')';
-    break;
   case ExprKind::Cast:
-    os << scalarTypeName(e->type) << '(';
+    // Printed as a call: select(c, a, b), exp(x), shfl_xor(v, m), f32(x).
+    if (e->kind == ExprKind::Select) os << "select";
+    else if (e->kind == ExprKind::Call) os << mathFnName(e->fn);
+    else if (e->kind == ExprKind::Shuffle) os << shuffleOpName(e->shuffleOp);
+    else os << scalarTypeName(e->type);
+    os << '(';
     printArgs(os, e->args);
     os << ')';
     break;

@@ -153,7 +153,7 @@ public:
     std::set<std::string> tested;
     for (const auto &entry : removable) tested.insert(printExpr(entry.second));
     for (const auto &entry : windows)
-      if (tested.count(printExpr(entry.second)) && !lanes.count(entry.first)) removable.insert(entry);
+      if (tested.count(printExpr(entry.second))) removable.insert(entry);
     Expr cond = allHold(removable, {});
     int64_t known = constant(cond);
     if (known == 1) return dropGuards(root, keys(removable));

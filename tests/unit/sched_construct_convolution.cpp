@@ -4,11 +4,10 @@
 // are checked end to end (tests/e2e/construct_convolution.tk, stdlib conv2d)
 // and their hot loops in tests/codegen.
 #include "source_module.h"
+#include "ir/IRRewrite.h"
 #include "scheduler/ConstructConvolution.h"
 
 #include <doctest/doctest.h>
-
-#include <functional>
 
 using namespace tk;
 using namespace tk::ir;
@@ -28,16 +27,6 @@ std::string whyNot(const std::string &body, const std::string &sig) {
   std::string why;
   CHECK_FALSE(constructConvolutionApplies(*op, &why));
   return why;
-}
-
-// Every statement of a mapping-IR tree, depth first.
-void walk(const MStmtPtr &s, const std::function<void(const MStmt &)> &fn) {
-  if (!s) return;
-  fn(*s);
-  for (const MStmtPtr &c : s->stmts) walk(c, fn);
-  walk(s->body, fn);
-  walk(s->thenS, fn);
-  walk(s->elseS, fn);
 }
 
 bool mentions(const Expr &e, const std::string &name) {
@@ -74,7 +63,7 @@ TEST_CASE("construct convolution: a unit-stride version behind a run-time test")
   OpPtr conv = opFrom("import \"std/nn.tk\";\n", "conv2d");
   KernelPtr k = constructConvolution(conv, chooseConvolutionTiles(512, 4));
   const MStmt *branch = nullptr;
-  walk(k->body, [&](const MStmt &s) {
+  visitMStmt(k->body, [&](const MStmt &s) {
     if (s.kind == MStmt::Kind::If) branch = &s;
   });
   REQUIRE(branch);
@@ -85,7 +74,7 @@ TEST_CASE("construct convolution: a unit-stride version behind a run-time test")
   // dilation substituted), the general form in the else-branch.
   auto imageIndex = [&](const MStmtPtr &root) {
     Expr last;
-    walk(root, [&](const MStmt &s) {
+    visitMStmt(root, [&](const MStmt &s) {
       if (s.kind == MStmt::Kind::Store && s.accum == AccumOp::Add)
         visitExpr(s.value, [&](const Expr &e) {
           if (e->kind == ExprKind::Load && e->tensor->name == "X") last = e->args.back();
@@ -110,7 +99,7 @@ TEST_CASE("construct convolution: constant unit stride needs no version, tiles f
                     "t");
   KernelPtr k = constructConvolution(op, chooseConvolutionTiles(512, 4));
   bool branches = false;
-  walk(k->body, [&](const MStmt &s) { branches |= s.kind == MStmt::Kind::If; });
+  visitMStmt(k->body, [&](const MStmt &s) { branches |= s.kind == MStmt::Kind::If; });
   CHECK_FALSE(branches);
   ConvolutionTiles z = chooseConvolutionTiles(512, 4), y = chooseConvolutionTiles(256, 4), d = chooseConvolutionTiles(512, 8);
   CHECK(z.mr * (z.nr / 16) + z.nr / 16 + 1 <= 32);

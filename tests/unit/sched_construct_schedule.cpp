@@ -119,22 +119,9 @@ TEST_CASE("construct schedule: packed blocked matmul is exact on ragged shapes")
   KernelPtr k = constructSchedule(matmulOp(), t);
   CHECK(printKernel(*k).find("local packed_A: f32[2, 3, 2];") != std::string::npos);
   CHECK(printKernel(*k).find("local packed_B: f32[2, 3, 4];") != std::string::npos);
-  std::vector<LoweredFunc> fs{lowerOne(k->op, k)};
-  for (auto [M, K, N] : std::vector<std::array<int64_t, 3>>{{1, 1, 1}, {5, 7, 3}, {13, 17, 11}, {4, 3, 8}}) {
-    CAPTURE(M);
-    CAPTURE(K);
-    CAPTURE(N);
-    LoopEval ev;
-    ev.run(fs[0], {{"M", M}, {"K", K}, {"N", N}}, value);
-    REQUIRE(ev.status == 0);
-    const auto &C = ev.tensor(fs[0].op->outputs[0]);
-    for (int64_t i = 0; i < M; ++i)
-      for (int64_t j = 0; j < N; ++j) {
-        double want = 0;
-        for (int64_t kk = 0; kk < K; ++kk) want += value("A", size_t(i * K + kk)) * value("B", size_t(kk * N + j));
-        CHECK(C[size_t(i * N + j)] == want);
-      }
-  }
+  LoweredFunc f = lowerOne(k->op, k);
+  for (auto [M, K, N] : std::vector<std::array<int64_t, 3>>{{1, 1, 1}, {5, 7, 3}, {13, 17, 11}, {4, 3, 8}})
+    checkMatmul(f, M, K, N, value);
 }
 
 TEST_CASE("pack operand: panels hold the operand with the panel and depth variables substituted") {
@@ -165,17 +152,6 @@ TEST_CASE("construct schedule: whole row blocks pack A with a constant-trip copy
   CHECK_MESSAGE(text.find("for w in 0..4 {\n"
                           "              packed_A[p, d, w] = A[bi * 8 + p * 4 + w, d + kb * 8];\n") != std::string::npos,
                 text);
-  for (auto [M, K, N] : std::vector<std::array<int64_t, 3>>{{8, 8, 32}, {9, 5, 17}, {3, 16, 40}}) {
-    CAPTURE(M);
-    LoopEval ev;
-    ev.run(f, {{"M", M}, {"K", K}, {"N", N}}, value);
-    REQUIRE(ev.status == 0);
-    const auto &C = ev.tensor(f.op->outputs[0]);
-    for (int64_t i = 0; i < M; ++i)
-      for (int64_t j = 0; j < N; ++j) {
-        double want = 0;
-        for (int64_t kk = 0; kk < K; ++kk) want += value("A", size_t(i * K + kk)) * value("B", size_t(kk * N + j));
-        CHECK(C[size_t(i * N + j)] == want);
-      }
-  }
+  for (auto [M, K, N] : std::vector<std::array<int64_t, 3>>{{8, 8, 32}, {9, 5, 17}, {3, 16, 40}})
+    checkMatmul(f, M, K, N, value);
 }

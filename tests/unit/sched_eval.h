@@ -5,6 +5,8 @@
 #pragma once
 #include "ir/LoopIR.h"
 
+#include <doctest/doctest.h>
+
 #include <cmath>
 #include <map>
 #include <stdexcept>
@@ -162,5 +164,26 @@ struct LoopEval {
 
   const std::vector<double> &tensor(const ir::TensorPtr &t) { return mem.at(t.get()); }
 };
+
+// Runs a lowered matmul (A: [M, K], B: [K, N] -> C: [M, N]) on inputs from
+// `fill`, checks every element of C against the definition, and returns the
+// run (its store counts, for callers that check those too).
+template <typename Fill>
+LoopEval checkMatmul(const ir::LoweredFunc &f, int64_t M, int64_t K, int64_t N, Fill fill) {
+  CAPTURE(M);
+  CAPTURE(K);
+  CAPTURE(N);
+  LoopEval ev;
+  ev.run(f, {{"M", M}, {"K", K}, {"N", N}}, fill);
+  REQUIRE(ev.status == 0);
+  const auto &C = ev.tensor(f.op->outputs[0]);
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      double want = 0;
+      for (int64_t k = 0; k < K; ++k) want += fill("A", size_t(i * K + k)) * fill("B", size_t(k * N + j));
+      CHECK(C[size_t(i * N + j)] == want);
+    }
+  return ev;
+}
 
 } // namespace tk::schedtest
