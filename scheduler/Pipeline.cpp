@@ -12,6 +12,7 @@
 #include "scheduler/ConstructConvolution.h"
 #include "scheduler/ConstructSchedule.h"
 #include "scheduler/DefaultSchedule.h"
+#include "scheduler/DeinterleaveStridedRows.h"
 #include "scheduler/FormKernelLaunches.h"
 #include "scheduler/FuseRows.h"
 #include "scheduler/Fusion.h"
@@ -96,6 +97,8 @@ public:
       step("VersionFullTiles", f, true);
       f = partitionLoops(f);
       step("PartitionLoops", f, true);
+      f = deinterleaveStridedRows(f);
+      step("DeinterleaveStridedRows", f, true);
     }
     f = insertRuntimeChecks(f, *k);
     step("InsertRuntimeChecks", f, true);
