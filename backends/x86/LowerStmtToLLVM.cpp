@@ -6,6 +6,7 @@
 #include "backends/x86/OutlineParallelLoops.h"
 #include "backends/x86/ReassociableSum.h"
 #include "backends/x86/VectorReduction.h"
+#include "ir/IRRewrite.h"
 
 namespace tk::x86 {
 
@@ -32,6 +33,21 @@ static int widestStoreBytes(const ir::LStmtPtr &s) {
   return w;
 }
 
+// True when `body` holds stores and no loop, and each store's indices
+// mention `var` (it writes a different element every iteration).
+static bool storesMoveWith(const ir::LStmtPtr &body, const std::string &var) {
+  bool stores = false, moves = true;
+  ir::visitLStmt(body, [&](const LStmt &n) {
+    if (n.kind == LStmt::Kind::For) moves = false;
+    if (n.kind != LStmt::Kind::Store) return;
+    stores = true;
+    bool any = false;
+    for (const ir::Expr &i : n.indices) any |= ir::mentionsVar(i, var);
+    moves &= any;
+  });
+  return stores && moves;
+}
+
 static std::vector<llvm::Metadata *> loopHints(CodegenContext &cg, const LStmt &s) {
   if (s.forKind == ForKind::Vectorized ||
       (s.forKind == ForKind::Parallel && s.worker == ir::WorkerKind::Lanes)) {
@@ -42,6 +58,12 @@ static std::vector<llvm::Metadata *> loopHints(CodegenContext &cg, const LStmt &
   }
   if (s.forKind == ForKind::Unrolled)
     return {loopProp(cg, ir::isConstInt(s.extent) ? "llvm.loop.unroll.full" : "llvm.loop.unroll.enable")};
+  // An innermost loop whose every store moves with it carries no chain of
+  // dependent operations for interleaved vector copies to hide; LLVM's
+  // default 4 copies of 16 lanes would make a 56-element pooling row skip
+  // the main loop and run in the narrower epilogue.
+  if (s.forKind == ForKind::Serial && storesMoveWith(s.body, s.var))
+    return {loopProp(cg, "llvm.loop.interleave.count", mdInt(cg, 32, 1))};
   return {};
 }
 
