@@ -20,8 +20,9 @@ namespace {
 // that is not integer + - * (a division, a min, a load), keyed by its
 // simplified text. Each term maps a monomial (its atoms' keys, sorted, a
 // key repeated for a power) to a non-zero coefficient. `exact` is false when
-// a coefficient overflowed or the expansion grew past kMaxTerms: such a
-// polynomial equals nothing, so a comparison with it refuses.
+// a coefficient overflowed or the expansion grew past kMaxTerms terms (or
+// kMaxTerms^2 partial products): such a polynomial equals nothing, so a
+// comparison with it refuses.
 struct Poly {
   std::map<std::vector<std::string>, int64_t> terms;
   std::map<std::string, Expr> atoms;
@@ -57,7 +58,7 @@ Poly sum(const Poly &a, const Poly &b, int64_t sign) {
 
 Poly product(const Poly &a, const Poly &b) {
   Poly r;
-  r.exact = a.exact && b.exact && a.terms.size() * b.terms.size() <= kMaxTerms;
+  r.exact = a.exact && b.exact && a.terms.size() * b.terms.size() <= kMaxTerms * kMaxTerms;
   if (!r.exact) return r;
   r.atoms = a.atoms;
   r.atoms.insert(b.atoms.begin(), b.atoms.end());
@@ -162,7 +163,10 @@ std::optional<SplitIndex> splitIndex(const Assign &c, const Expr &e, std::string
       s.offset.terms[m] = coef;
       continue;
     }
-    s.coefs.push_back({*var, termOf(p, rest, coef)});
+    // A coefficient with several monomials (`i*(H + 1)`) spans several terms.
+    auto known = std::find_if(s.coefs.begin(), s.coefs.end(), [&](const auto &x) { return x.first == *var; });
+    if (known == s.coefs.end()) s.coefs.push_back({*var, termOf(p, rest, coef)});
+    else known->second = sum(known->second, termOf(p, rest, coef), 1);
   }
   if (!s.offset.terms.empty()) return refuse(why, "it is offset by " + printExpr(exprOf(s.offset))), std::nullopt;
   // Order of appearance, for messages: variables as written, left to right.
@@ -210,8 +214,10 @@ Expr extentOf(const std::vector<RadixDigit> &digits) {
 std::optional<std::vector<RadixDigit>> chainDigits(const Assign &c, const TensorPtr &t, size_t d, SplitIndex s,
                                                    const std::string &index, std::string *why) {
   std::vector<RadixDigit> digits;
-  Poly expected = constant(1);
+  Poly expected = constant(1), extent = normalForm(t->shape[d]);
+  std::string unproven = "cannot prove that " + index + " is a mixed-radix flattening: ";
   while (!s.coefs.empty()) {
+    if (!expected.exact) return refuse(why, unproven + "its strides have too many terms once expanded"), std::nullopt;
     auto next = std::find_if(s.coefs.begin(), s.coefs.end(), [&](const auto &x) { return provablyEqual(x.second, expected); });
     if (next == s.coefs.end()) {
       const auto &[v, coef] = s.coefs[likelyInnermost(s.coefs)];
@@ -224,7 +230,9 @@ std::optional<std::vector<RadixDigit>> chainDigits(const Assign &c, const Tensor
     expected = product(expected, normalForm(extent));
     s.coefs.erase(next);
   }
-  if (provablyEqual(normalForm(t->shape[d]), expected)) return digits;
+  if (!expected.exact || !extent.exact)
+    return refuse(why, unproven + "the extents have too many terms once expanded"), std::nullopt;
+  if (provablyEqual(extent, expected)) return digits;
   std::string dim = "shape mismatch: dimension " + std::to_string(d + 1) + " of '" + t->name + "' has extent " +
                     printExpr(t->shape[d]) + " but ";
   if (digits.empty()) return refuse(why, dim + "it is read only at index 0"), std::nullopt;

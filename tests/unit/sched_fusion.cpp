@@ -243,3 +243,20 @@ op f(A: f32[M*N, K], v: f32[K]) -> y: f32[M, N] {
                                   "expected N\n");
   CHECK(allocs(k) == 1);
 }
+
+TEST_CASE("fusion: reshape strides and extents are compared as expanded polynomials, within limits") {
+  // The stride of i spans many monomials once expanded, in another order
+  // than t's extent is written in.
+  CHECK(epilogueReason(R"(
+op f(A: f32[(M + N + 1)*(N + 2)*(M + 3), K], v: f32[K]) -> y: f32[M + N + 1, (M + 3)*(2 + N)] {
+  t[p] = sum(k) A[p, k] * v[k];
+  y[i, j] = t[i*(N + 2)*(M + 3) + j] else 0;
+})") == "");
+  // Past the expansion limit nothing is assumed.
+  CHECK(epilogueReason(R"(
+op f(A: f32[(M+N+K)*(M+N+K+1)*(M+N+K+2)*(M+N+K+3)*(M+N+K+4)*(M+N+K+5), K], v: f32[K]) -> y: f32[M+N+K, (M+N+K+1)*(M+N+K+2)*(M+N+K+3)*(M+N+K+4)*(M+N+K+5)] {
+  t[p] = sum(k) A[p, k] * v[k];
+  y[i, j] = t[i*(M+N+K+1)*(M+N+K+2)*(M+N+K+3)*(M+N+K+4)*(M+N+K+5) + j] else 0;
+})")
+            .starts_with("cannot prove that index 1 of its read of 't' (i * (M + N + K + 1) * "));
+}
