@@ -2,6 +2,7 @@
 
 #include "ir/IRRewrite.h"
 #include "ir/Simplify.h"
+#include "scheduler/EpilogueIndexMap.h"
 #include "scheduler/Refusal.h"
 
 #include <algorithm>
@@ -86,16 +87,12 @@ std::vector<const MStmt *> storesTo(const MStmtPtr &s, const TensorPtr &t) {
 }
 
 // The consumer's store for the anchor element at `idx` whose value is
-// `value`: E[inv(idx)] = g(value). `perm[d]` is the consumer variable that
-// indexes dimension d of the anchor's tensor.
-MStmtPtr epilogueStore(const Assign &c, const TensorPtr &t, const std::vector<size_t> &perm,
-                       const std::vector<Expr> &idx, const Expr &value, SourceLoc loc) {
+// `value`: E[inv(idx)] = g(value), with `map` the consumer's read of t.
+MStmtPtr epilogueStore(const Assign &c, const TensorPtr &t, const EpilogueIndexMap &map, const std::vector<Expr> &idx,
+                       const Expr &value, SourceLoc loc) {
+  std::vector<Expr> target = invertIndexMap(map, idx);
   std::vector<std::pair<std::string, Expr>> bind;
-  std::vector<Expr> target(c.vars.size());
-  for (size_t d = 0; d < perm.size(); ++d) {
-    bind.push_back({c.vars[perm[d]].name, idx[d]});
-    target[perm[d]] = idx[d];
-  }
+  for (size_t v = 0; v < c.vars.size(); ++v) bind.push_back({c.vars[v].name, target[v]});
   Expr v = value->type == t->dtype ? value : cast(t->dtype, value);
   Expr g = transformExpr(substitute(c.value, bind), [&](const Expr &n) {
     return n->kind == ExprKind::Load && n->tensor == t ? v : n;
@@ -109,21 +106,12 @@ MStmtPtr epilogueStore(const Assign &c, const TensorPtr &t, const std::vector<si
   return st;
 }
 
-// The consumer variable of each dimension of t (epilogueApplies holds).
-std::vector<size_t> inverseMap(const Assign &c, const TensorPtr &t) {
-  Expr ld = loadsOf(c.value, t).front();
-  std::vector<size_t> perm;
-  for (const Expr &i : ld->args)
-    for (size_t v = 0; v < c.vars.size(); ++v)
-      if (c.vars[v].name == i->name) perm.push_back(v);
-  return perm;
-}
-
 // Applies consumer `c` to the anchor statement `anchor`, which stores `t`;
 // null (with a reason) when its schedule writes t in a form the epilogue
 // cannot follow.
 MStmtPtr applyEpilogue(const MStmtPtr &anchor, const Assign &c, const TensorPtr &t, std::string *reason) {
-  std::vector<size_t> perm = inverseMap(c, t);
+  EpilogueIndexMap map;
+  if (!epilogueIndexMap(c, t, loadsOf(c.value, t).front(), &map, reason)) return nullptr;
   std::vector<const MStmt *> stores = storesTo(anchor, t);
   bool plain = std::all_of(stores.begin(), stores.end(), [&](const MStmt *m) {
     return m->accum == AccumOp::None && loadsOf(m->value, t).empty();
@@ -137,7 +125,7 @@ MStmtPtr applyEpilogue(const MStmtPtr &anchor, const Assign &c, const TensorPtr 
                nullptr;
     return mapStores(anchor, [&](const MStmt &m) -> MStmtPtr {
       if (m.tensor != t) return std::make_shared<MStmt>(m);
-      return epilogueStore(c, t, perm, m.indices, m.value, m.loc);
+      return epilogueStore(c, t, map, m.indices, m.value, m.loc);
     });
   }
   // Accumulation in memory: find the block that holds the identity store
@@ -161,7 +149,7 @@ MStmtPtr applyEpilogue(const MStmtPtr &anchor, const Assign &c, const TensorPtr 
           for (const MStmt *m : storesTo(s->stmts[i], t)) accumulating += m->accum != AccumOp::None;
         if (identity && accumulating + 1 == stores.size()) {
           MStmtPtr epi = mapStores(s->stmts[first], [&](const MStmt &m) {
-            return epilogueStore(c, t, perm, m.indices, load(t, m.indices), c.loc);
+            return epilogueStore(c, t, map, m.indices, load(t, m.indices), c.loc);
           });
           n->stmts.insert(n->stmts.begin() + static_cast<long>(last) + 1, epi);
           result = n;
@@ -217,25 +205,8 @@ bool epilogueApplies(const Op &op, const FusionState &s, size_t consumer, std::s
     for (size_t d = 0; d < ld->args.size(); ++d)
       if (!sameExpr(ld->args[d], lds.front()->args[d]))
         return refuse(reason, "it reads '" + t->name + "' at several different elements; it is not bijective");
-  const Expr &ld = lds.front();
-  if (c.vars.size() != t->rank())
-    return refuse(reason, "it is not bijective: it writes a rank-" + std::to_string(c.vars.size()) + " tensor from rank-" +
-                              std::to_string(t->rank()) + " '" + t->name + "'");
-  std::vector<bool> used(c.vars.size(), false);
-  for (size_t d = 0; d < ld->args.size(); ++d) {
-    const Expr &i = ld->args[d];
-    auto v = std::find_if(c.vars.begin(), c.vars.end(), [&](const IndexVar &x) {
-      return i->kind == ExprKind::Var && i->varKind == VarKind::Index && x.name == i->name;
-    });
-    if (v == c.vars.end() || used[v - c.vars.begin()])
-      return refuse(reason, "it is not bijective: index " + std::to_string(d + 1) + " of its read of '" + t->name + "' (" +
-                                printExpr(i) + ") is not a distinct index variable of the statement");
-    used[v - c.vars.begin()] = true;
-    if (!sameExpr(simplify(v->extent), simplify(t->shape[d])))
-      return refuse(reason, "shape mismatch: dimension " + std::to_string(d + 1) + " of '" + t->name + "' has extent " +
-                                printExpr(t->shape[d]) + " but '" + v->name + "' ranges over " + printExpr(v->extent));
-  }
-  return true;
+  EpilogueIndexMap map;
+  return epilogueIndexMap(c, t, lds.front(), &map, reason);
 }
 
 KernelPtr fuseStatements(const KernelPtr &k, DiagEngine &diags) {

@@ -26,10 +26,11 @@ bool prologueApplies(const ir::Op &op, const FusionState &s, size_t producer, st
 // Whether statement `consumer` can be applied at the anchor's store of
 // s.result (an epilogue): it must be injective, run right after the anchor
 // (no statement left in between), and read s.result — an intermediate that
-// only the anchor writes and only it reads — at a permutation of its own
-// index variables with the same extents: a bijection, whose inverse gives
-// the consumer's element for each element the anchor stores. The consumer
-// may not read the tensor it writes. When not, `*reason` says why.
+// only the anchor writes and only it reads — at one element, through a
+// bijective index map (a permutation or mixed-radix flattening of its own
+// index variables, epilogueIndexMap in EpilogueIndexMap.h), whose inverse
+// gives the consumer's element for each element the anchor stores. The
+// consumer may not read the tensor it writes. When not, `*reason` says why.
 bool epilogueApplies(const ir::Op &op, const FusionState &s, size_t consumer, std::string *reason);
 
 // Takes a checked kernel. When it is the default schedule of an op with

@@ -2,6 +2,7 @@
  * CPU reference on random inputs, including prime (partial-tile) shapes.
  * Exits 77 when no CUDA driver or device is present (ctest: skipped). */
 #include "elementwise.h"
+#include "fusion.h"
 #include "launch_limits.h"
 #include "linalg.h"
 #include "matmul_simt.h"
@@ -177,6 +178,37 @@ static void test_unary(int64_t n) {
   free(ref);
 }
 
+/* tests/e2e/fusion.tk's reshape_conv1x1: a matmul over the N*H*W pixel rows
+ * whose bias + ReLU epilogue, fused into the one launch, writes O in NCHW
+ * through the inverse of the row flattening (n, y, x by div/mod). */
+static void test_reshape_conv1x1(int64_t N, int64_t H, int64_t W, int64_t C, int64_t F) {
+  int64_t P = N * H * W;
+  float *X = random_floats((size_t)(P * C)), *Wt = random_floats((size_t)(C * F)), *bias = random_floats((size_t)F);
+  double *ref = malloc(sizeof(double) * (size_t)(P * F) + 1);
+  for (int64_t p = 0; p < P; ++p)
+    for (int64_t f = 0; f < F; ++f) {
+      double s = 0;
+      for (int64_t c = 0; c < C; ++c) s += (double)X[p * C + c] * Wt[c * F + f];
+      int64_t n = p / (H * W), y = p / W % H, x = p % W;
+      ref[((n * F + f) * H + y) * W + x] = fmax(s + bias[f], 0.0);
+    }
+  void *dX = to_device(X, (size_t)(P * C)), *dW = to_device(Wt, (size_t)(C * F)), *db = to_device(bias, (size_t)F);
+  void *dO = NULL;
+  check_status("alloc", tkrt_cuda_alloc(&dO, P * F * 4, NULL));
+  check_status("reshape_conv1x1", reshape_conv1x1(dX, dW, db, dO, N, H, W, C, F, NULL));
+  char what[64];
+  snprintf(what, sizeof what, "reshape_conv1x1 %ldx%ldx%ldx%ldx%ld", (long)N, (long)H, (long)W, (long)C, (long)F);
+  compare(what, dO, ref, (size_t)(P * F), 1e-4);
+  tkrt_cuda_free(dX, NULL);
+  tkrt_cuda_free(dW, NULL);
+  tkrt_cuda_free(db, NULL);
+  tkrt_cuda_free(dO, NULL);
+  free(X);
+  free(Wt);
+  free(bias);
+  free(ref);
+}
+
 /* launch_limits.tk: 64 KiB of dynamic shared memory per block, and a grid
  * of 2^31 + 99 one-thread blocks (gridDim.y = 2). */
 static void test_launch_limits(void) {
@@ -237,6 +269,9 @@ int main(void) {
   }
   test_softmax(37, 1001);
   test_unary(100003);
+  test_reshape_conv1x1(2, 7, 13, 17, 33); /* primes: partial blocks, mixed radices */
+  test_reshape_conv1x1(1, 1, 1, 1, 1);
+  test_reshape_conv1x1(3, 1, 31, 8, 5);
   test_launch_limits();
   return failures ? 1 : 0;
 }

@@ -35,6 +35,10 @@ grep -q 'softmax_k5' "$WORK/nn.ptx" && fail "softmax has more launches than stat
 # (docs/fusion.md).
 has "$WORK/nn.ptx" '^\.visible \.entry conv2d_bias_relu_k0\('
 grep -q 'conv2d_bias_relu_k1' "$WORK/nn.ptx" && fail "conv2d_bias_relu is not fused into one launch"
+# A reshape epilogue (tests/e2e/fusion.tk) fuses the same way: one launch.
+"$TKC" "$SRC/tests/e2e/fusion.tk" --target=cuda-sm_80 --emit=ptx -o "$WORK/fusion.ptx" || fail "tkc fusion"
+has "$WORK/fusion.ptx" '^\.visible \.entry reshape_conv1x1_k0\('
+grep -q 'reshape_conv1x1_k1' "$WORK/fusion.ptx" && fail "reshape_conv1x1 is not fused into one launch"
 # exp through the hardware approximation, no libdevice calls.
 has "$WORK/nn.ptx" 'ex2\.approx'
 grep -q 'call\.' "$WORK/nn.ptx" && fail "device code calls functions"

@@ -133,3 +133,130 @@ op f(X: f32[M, N]) -> Y: f32[M] {
   DiagEngine diags(srcs);
   CHECK(fuseStatements(base, diags) == base);
 }
+
+// Reshape epilogues: mixed-radix flattenings of the epilogue's variables.
+namespace {
+
+// Whether the epilogue (statement 1 of `src`'s op f, anchor 0) applies; its
+// refusal reason, or "" when it does.
+std::string epilogueReason(const std::string &src) {
+  OpPtr op = opFrom(src);
+  std::string why;
+  if (epilogueApplies(*op, stateFor(*op, 0), 1, &why)) return "";
+  return why;
+}
+
+// The indices (printed) of the stores to `tensor` in k.
+std::vector<std::string> storeIndices(const KernelPtr &k, const std::string &tensor) {
+  std::vector<std::string> out;
+  visitMStmt(k->body, [&](const MStmt &s) {
+    if (s.kind != MStmt::Kind::Store || s.tensor->name != tensor) return;
+    std::string text;
+    for (const Expr &i : s.indices) text += (text.empty() ? "" : ", ") + printExpr(i);
+    out.push_back(text);
+  });
+  return out;
+}
+
+const char *kConvAsMatmul = R"(
+op f(X: f32[N*OH*OW, C], Wt: f32[C, F], bias: f32[F]) -> O: f32[N, F, OH, OW] {
+  mm[p, f] = sum(c) X[p, c] * Wt[c, f];
+  O[n, f, y, x] = max((mm[n*OH*OW + y*OW + x, f] else 0) + bias[f], 0.0);
+}
+)";
+
+} // namespace
+
+TEST_CASE("fusion: a 2-D anchor read as 4-D through a mixed-radix row index fuses") {
+  CHECK(epilogueReason(kConvAsMatmul) == "");
+  KernelPtr k;
+  CHECK(fuse(opFrom(kConvAsMatmul), TargetFamily::Cuda, &k) == "");
+  CHECK(k->body->stmts.size() == 1);
+  CHECK(allocs(k) == 0);
+  CHECK(storesTo(k, "mm") == 0);
+  // The inverse: n = p / (OH*OW), y = p / OW % OH, x = p % OW.
+  std::vector<std::string> at = storeIndices(k, "O");
+  REQUIRE(at.size() == 1);
+  CHECK(at[0].find("/ (OH * OW), ") != std::string::npos);
+  CHECK(at[0].find("/ OW % OH, ") != std::string::npos);
+  CHECK(at[0].ends_with("% OW"));
+  // On a CPU the epilogue follows the accumulation, over mm's rows.
+  CHECK(fuse(opFrom(kConvAsMatmul), TargetFamily::Cpu, &k) == "");
+  CHECK(storeIndices(k, "O") == std::vector<std::string>{"p / (OH * OW), f, p / OW % OH, p % OW"});
+}
+
+TEST_CASE("fusion: a 1-D anchor read as 2-D (a flatten) fuses, in either order of the product") {
+  CHECK(epilogueReason(R"(
+op f(A: f32[M*N, K], v: f32[K]) -> y: f32[M, N] {
+  t[p] = sum(k) A[p, k] * v[k];
+  y[i, j] = tanh(t[i*N + j] else 0);
+})") == "");
+  // Written with the stride first and the variables in the other order.
+  OpPtr op = opFrom(R"(
+op f(A: f32[N*M, K], v: f32[K]) -> y: f32[N, M] {
+  t[p] = sum(k) A[p, k] * v[k];
+  y[j, i] = t[j + N*i] else 0;
+})");
+  KernelPtr k;
+  CHECK(fuse(op, TargetFamily::Cpu, &k) == "");
+  CHECK(allocs(k) == 0);
+  CHECK(storeIndices(k, "y") == std::vector<std::string>{"p % N, p / N"});
+}
+
+TEST_CASE("fusion: reshape epilogues that are not bijections are refused with the reason") {
+  CHECK(epilogueReason(R"(
+op f(X: f32[N*OH*OW, C], Wt: f32[C, F]) -> O: f32[N, F, OH, OW] {
+  mm[p, f] = sum(c) X[p, c] * Wt[c, f];
+  O[n, f, y, x] = mm[n*OH*OW + y*OH + x, f] else 0;
+})") == "it is not bijective: index 1 of its read of 'mm' (n * OH * OW + y * OH + x) is not a mixed-radix "
+         "flattening: the stride of 'y' is OH, expected OW");
+  CHECK(epilogueReason(R"(
+op f(X: f32[N*OH*OW, C], Wt: f32[C, F]) -> O: f32[N, F, OH, OW] {
+  mm[p, f] = sum(c) X[p, c] * Wt[c, f];
+  O[n, f, y, x] = mm[n*OH*OW + x, f] else 0;
+})") == "it is not bijective: variable 'y' of the statement does not appear in its read of 'mm' (a broadcast)");
+  CHECK(epilogueReason(R"(
+op f(X: f32[N*OH*OW + 1, C], Wt: f32[C, F]) -> O: f32[N, F, OH, OW] {
+  mm[p, f] = sum(c) X[p, c] * Wt[c, f];
+  O[n, f, y, x] = mm[n*OH*OW + y*OW + x, f] else 0;
+})") == "shape mismatch: dimension 1 of 'mm' has extent N * OH * OW + 1 but 'n', 'y', 'x' range over "
+         "N * OH * OW together");
+  CHECK(epilogueReason(R"(
+op f(A: f32[M, K], B: f32[K, N]) -> O: f32[M, N] {
+  mm[i, j] = sum(k) A[i, k] * B[k, j];
+  O[i, j] = mm[i + j, j] else 0;
+})") == "it is not bijective: variable 'j' of the statement appears in indices 1 and 2 of its read of 'mm'");
+  CHECK(epilogueReason(R"(
+op f(A: f32[M, K], B: f32[K, N]) -> O: f32[M, N] {
+  mm[i, j] = sum(k) A[i, k] * B[k, j];
+  O[i, j] = mm[i * j, j] else 0;
+})") == "it is not bijective: index 1 of its read of 'mm' (i * j) is not a mixed-radix flattening: its term "
+         "i * j is not an index variable times a stride");
+  // Refused, the op runs statement by statement.
+  KernelPtr k;
+  CHECK(fuse(opFrom(R"(
+op f(A: f32[M*N, K], v: f32[K]) -> y: f32[M, N] {
+  t[p] = sum(k) A[p, k] * v[k];
+  y[i, j] = t[i*M + j] else 0;
+})"), TargetFamily::Cpu, &k) == "cannot fuse 'y' into 't' as an epilogue: it is not bijective: index 1 of its read "
+                                  "of 't' (i * M + j) is not a mixed-radix flattening: the stride of 'i' is M, "
+                                  "expected N\n");
+  CHECK(allocs(k) == 1);
+}
+
+TEST_CASE("fusion: reshape strides and extents are compared as expanded polynomials, within limits") {
+  // The stride of i spans many monomials once expanded, in another order
+  // than t's extent is written in.
+  CHECK(epilogueReason(R"(
+op f(A: f32[(M + N + 1)*(N + 2)*(M + 3), K], v: f32[K]) -> y: f32[M + N + 1, (M + 3)*(2 + N)] {
+  t[p] = sum(k) A[p, k] * v[k];
+  y[i, j] = t[i*(N + 2)*(M + 3) + j] else 0;
+})") == "");
+  // Past the expansion limit nothing is assumed.
+  CHECK(epilogueReason(R"(
+op f(A: f32[(M+N+K)*(M+N+K+1)*(M+N+K+2)*(M+N+K+3)*(M+N+K+4)*(M+N+K+5), K], v: f32[K]) -> y: f32[M+N+K, (M+N+K+1)*(M+N+K+2)*(M+N+K+3)*(M+N+K+4)*(M+N+K+5)] {
+  t[p] = sum(k) A[p, k] * v[k];
+  y[i, j] = t[i*(M+N+K+1)*(M+N+K+2)*(M+N+K+3)*(M+N+K+4)*(M+N+K+5) + j] else 0;
+})")
+            .starts_with("cannot prove that index 1 of its read of 't' (i * (M + N + K + 1) * "));
+}
