@@ -6,6 +6,27 @@
 
 namespace tk::ir {
 
+namespace {
+
+// 32-bit words of the `register` tensors live together somewhere in `s`: an
+// allocation is live in its body; statements of a block, and the two
+// branches of an `if`, do not overlap.
+int64_t peakRegisterWords(const LStmtPtr &s) {
+  if (!s) return 0;
+  int64_t own = 0;
+  if (s->kind == LStmt::Kind::Alloc && s->tensor->scope == Scope::Register) {
+    int64_t bytes = scalarTypeBytes(s->tensor->dtype), n = 0;
+    for (const Expr &d : s->tensor->shape) bytes *= isConstInt(d, &n) ? std::max<int64_t>(n, 0) : 0;
+    own = (bytes + 3) / 4;
+  }
+  int64_t inner = 0;
+  for (const LStmtPtr &c : s->stmts) inner = std::max(inner, peakRegisterWords(c));
+  for (const LStmtPtr &c : {s->body, s->thenS, s->elseS}) inner = std::max(inner, peakRegisterWords(c));
+  return own + inner;
+}
+
+} // namespace
+
 LaunchShape launchShape(const LStmtPtr &body) {
   LaunchShape shape;
   visitLStmt(body, [&](const LStmt &s) {
@@ -24,6 +45,7 @@ LaunchShape launchShape(const LStmtPtr &body) {
       shape.sharedBytes += (bytes + 15) / 16 * 16; // each shared array is 16-byte aligned
     }
   });
+  shape.registerWords = peakRegisterWords(body);
   return shape;
 }
 

@@ -19,6 +19,10 @@ constexpr int64_t kStaticSharedLimit = 48 * 1024;
 struct LaunchShape {
   int64_t threads = 1;     // threads per block: the largest threads extent or 32 x warps extent (1 if none)
   int64_t sharedBytes = 0; // shared memory per block: every `shared` Alloc in the body, 16-byte aligned
+  // 32-bit registers per thread that the `register` tensors live at the
+  // same time need (the most over the body's scopes; a lower bound on what
+  // the kernel uses, which also needs registers for addresses and indices).
+  int64_t registerWords = 0;
   bool constant = true;    // false: a threads/warps extent or a shared shape is not a constant
   bool dynamicShared() const { return sharedBytes > kStaticSharedLimit; }
 };

@@ -23,7 +23,7 @@ bool constantShape(const TensorDecl &t) {
 
 struct Former {
   DiagEngine &diags;
-  int64_t maxSharedBytes;
+  const LaunchLimits &limits;
   size_t errorsBefore = diags.errorCount();
 
   // Device code of one launch (the body of its blocks loop).
@@ -44,10 +44,22 @@ struct Former {
     if (shape.threads > kMaxBlockThreads)
       diags.error(launch.loc, "this launch needs " + std::to_string(shape.threads) +
                                   " threads per block; cuda allows at most " + std::to_string(kMaxBlockThreads));
-    if (shape.sharedBytes > maxSharedBytes)
+    if (shape.sharedBytes > limits.sharedBytes)
       diags.error(launch.loc, "this launch declares " + std::to_string(shape.sharedBytes) +
                                   " bytes of shared memory per block; the hardware allows at most " +
-                                  std::to_string(maxSharedBytes) + " per block");
+                                  std::to_string(limits.sharedBytes) + " per block");
+    if (shape.registerWords > limits.registersPerThread)
+      diags.error(launch.loc, "the register tensors of this launch need at least " +
+                                  std::to_string(shape.registerWords) + " 32-bit registers per thread; cuda allows " +
+                                  std::to_string(limits.registersPerThread) +
+                                  " (the rest would spill to local memory): use smaller register tiles");
+    else if (shape.registerWords * shape.threads > limits.registersPerBlock)
+      diags.error(launch.loc, "the register tensors of this launch need at least " +
+                                  std::to_string(shape.registerWords) + " 32-bit registers per thread, " +
+                                  std::to_string(shape.registerWords * shape.threads) + " for its " +
+                                  std::to_string(shape.threads) + " threads; a block's register file holds " +
+                                  std::to_string(limits.registersPerBlock) +
+                                  " (the launch would fail): use fewer threads or smaller register tiles");
   }
 
   LStmtPtr launch(const LStmtPtr &s) {
@@ -91,9 +103,9 @@ struct Former {
 
 } // namespace
 
-std::optional<LoweredFunc> formKernelLaunches(const LoweredFunc &f, int64_t maxSharedBytes, DiagEngine &diags) {
+std::optional<LoweredFunc> formKernelLaunches(const LoweredFunc &f, const LaunchLimits &limits, DiagEngine &diags) {
   if (f.target != TargetFamily::Cuda) throw InternalError("FormKernelLaunches: '" + f.name + "' is not a cuda function");
-  Former former{diags, maxSharedBytes};
+  Former former{diags, limits};
   LoweredFunc out = f;
   out.body = former.host(f.body);
   if (diags.errorCount() > former.errorsBefore) return std::nullopt;

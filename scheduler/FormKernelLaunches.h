@@ -1,5 +1,6 @@
 // FormKernelLaunches: the host/device split of a CUDA function.
 #pragma once
+#include "ir/GpuLaunch.h"
 #include "scheduler/Pipeline.h"
 
 #include <optional>
@@ -19,8 +20,18 @@ namespace tk {
 //     `shared`/`register`/`local` tensors declared outside every launch;
 //   - tensors of non-constant shape in shared, register or local memory;
 //   - more than 1024 threads per block (ir::launchShape), more than
-//     `maxSharedBytes` of shared memory per block (the hardware's per-block
-//     limit; above 48 KiB the backend uses dynamic shared memory).
-std::optional<ir::LoweredFunc> formKernelLaunches(const ir::LoweredFunc &f, int64_t maxSharedBytes, DiagEngine &diags);
+//     `limits.sharedBytes` of shared memory per block (the hardware's
+//     per-block limit; above 48 KiB the backend uses dynamic shared memory);
+//   - `register` tensors live together that need more 32-bit registers per
+//     thread than `limits.registersPerThread` (they would spill to local
+//     memory), or, times the threads per block, more than the register
+//     file's `limits.registersPerBlock` (the launch would fail).
+struct LaunchLimits {
+  int64_t sharedBytes = ir::kStaticSharedLimit;
+  int64_t registersPerThread = 255;  // every architecture since sm_35
+  int64_t registersPerBlock = 65536; // sm_80 and sm_90
+};
+std::optional<ir::LoweredFunc> formKernelLaunches(const ir::LoweredFunc &f, const LaunchLimits &limits,
+                                                  DiagEngine &diags);
 
 } // namespace tk

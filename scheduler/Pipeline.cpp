@@ -103,7 +103,7 @@ public:
     f = insertRuntimeChecks(f, *k);
     step("InsertRuntimeChecks", f, true);
     if (f.target == TargetFamily::Cuda) {
-      std::optional<LoweredFunc> launched = formKernelLaunches(f, maxSharedBytesPerBlock(), diags_);
+      std::optional<LoweredFunc> launched = formKernelLaunches(f, launchLimits(), diags_);
       if (!launched) return std::nullopt;
       f = std::move(*launched);
       step("FormKernelLaunches", f, true);
@@ -112,13 +112,18 @@ public:
   }
 
 private:
-  // The `shared` level's capacity in the cuda hardware description (--hw),
-  // else the 48 KiB every architecture allows without opting in.
-  int64_t maxSharedBytesPerBlock() const {
-    if (opts_.construct && opts_.construct->hw.family == TargetFamily::Cuda)
-      for (const construct::MemLevel &l : opts_.construct->hw.levels)
-        if (l.name == "shared" && l.capacity > 0) return l.capacity;
-    return kStaticSharedLimit;
+  // From the cuda hardware description (--hw) where it has them: the
+  // `shared` level's capacity and the register limits; else the 48 KiB
+  // every architecture allows without opting in, and 255 / 65536 registers.
+  LaunchLimits launchLimits() const {
+    LaunchLimits l;
+    if (!opts_.construct || opts_.construct->hw.family != TargetFamily::Cuda) return l;
+    const construct::HardwareDesc &hw = opts_.construct->hw;
+    for (const construct::MemLevel &m : hw.levels)
+      if (m.name == "shared" && m.capacity > 0) l.sharedBytes = m.capacity;
+    if (hw.maxRegistersPerThread > 0) l.registersPerThread = hw.maxRegistersPerThread;
+    if (hw.registersPerUnit > 0) l.registersPerBlock = hw.registersPerUnit;
+    return l;
   }
 
   bool useConstructSchedule(const Op &op) const {
