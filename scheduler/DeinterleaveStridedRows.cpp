@@ -2,6 +2,7 @@
 
 #include "ir/IRRewrite.h"
 #include "ir/Simplify.h"
+#include "scheduler/PartitionLoops.h"
 
 #include <map>
 #include <set>
@@ -36,20 +37,9 @@ struct Read {
   Expr offset;
 };
 
-bool hasLoop(const LStmtPtr &s) {
-  bool found = false;
-  visitLStmt(s, [&](const LStmt &n) { found |= n.kind == LStmt::Kind::For; });
-  return found;
-}
-
-// Whether x picks the stored element: an output row, not a window's few steps.
-bool storesAlong(const LStmtPtr &body, const std::string &x) {
-  bool along = false;
-  visitLStmt(body, [&](const LStmt &n) {
-    if (n.kind == LStmt::Kind::Store)
-      for (const Expr &i : n.indices) along |= mentionsVar(i, x);
-  });
-  return along;
+// The loops the pass rewrites reads in: serial or vectorized, innermost.
+bool innermostLoop(const LStmt &s) {
+  return s.kind == LStmt::Kind::For && s.forKind != ForKind::Parallel && !containsLoop(s.body);
 }
 
 // Calls fn on every expression a statement holds (not its children's).
@@ -59,10 +49,10 @@ void visitOwnExprs(const LStmt &s, const std::function<void(const Expr &)> &fn) 
   for (const Expr &e : s.indices) visitExpr(e, fn);
 }
 
-// 0 <= idx_d < shape_d for the dimensions in [from, to).
-Expr inBounds(const TensorDecl &t, const std::vector<Expr> &idx, size_t from, size_t to) {
+// 0 <= idx_d < shape_d for each given index (a prefix of t's dimensions).
+Expr inBounds(const TensorDecl &t, const std::vector<Expr> &idx) {
   Expr ok = boolImm(true);
-  for (size_t d = from; d < to; ++d)
+  for (size_t d = 0; d < idx.size(); ++d)
     ok = binary(BinOp::And, ok,
                 binary(BinOp::And, binary(BinOp::LE, intImm(0), idx[d]), binary(BinOp::LT, idx[d], t.shape[d])));
   return simplify(ok);
@@ -95,7 +85,7 @@ private:
 
   void analyse(const LStmtPtr &s) {
     if (!s) return;
-    if (s->kind == LStmt::Kind::For && s->forKind != ForKind::Parallel && !hasLoop(s->body)) {
+    if (innermostLoop(*s)) {
       if (!path_.empty() && storesAlong(s->body, s->var)) collect(*s);
       return;
     }
@@ -217,7 +207,7 @@ private:
     if (!provablyEquals(tail, 0))
       body.push_back(loop(g.q, tail, store(q, whole, add(mul(whole, intImm(g.k)), q))));
     LStmtPtr block = lBlock(std::move(body), loc);
-    Expr ok = inBounds(*g.src, g.row, 0, g.row.size());
+    Expr ok = inBounds(*g.src, g.row);
     if (provablyEquals(ok, 1)) return block;
     LStmtPtr guard = lStmt(LStmt::Kind::If, loc);
     guard->cond = ok;
@@ -232,7 +222,7 @@ private:
     const Group &g = groups_[it->second.group];
     const Expr &e = it->second.offset;
     Expr pred = ld->pred;
-    if (!pred && ld->pad) pred = inBounds(*ld->tensor, ld->args, 0, ld->args.size());
+    if (!pred && ld->pad) pred = inBounds(*ld->tensor, ld->args);
     Expr col = simplify(add(var(x.var, VarKind::Loop), floorDiv(e, intImm(g.k))));
     return load(g.buf, {simplify(floorMod(e, intImm(g.k))), col}, ld->pad, pred, ld->loc);
   }
@@ -240,7 +230,7 @@ private:
   LStmtPtr rewrite(const LStmtPtr &s) {
     if (!s) return s;
     auto n = std::make_shared<LStmt>(*s);
-    if (s->kind == LStmt::Kind::For && s->forKind != ForKind::Parallel && !hasLoop(s->body)) {
+    if (innermostLoop(*s)) {
       const LStmt &x = *s;
       // Reads are keyed by the original nodes: rewrite children first.
       n->body = rewriteLStmt(s->body, [&](const Expr &e) {

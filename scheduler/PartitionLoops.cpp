@@ -17,12 +17,6 @@ bool mentionsAny(const Expr &e, const std::set<std::string> &names) {
   return found;
 }
 
-bool hasLoop(const LStmtPtr &s) {
-  bool found = false;
-  visitLStmt(s, [&](const LStmt &n) { found |= n.kind == LStmt::Kind::For; });
-  return found;
-}
-
 // Where a window condition holds along v: v >= lower (when set) and
 // v < upper (when set).
 struct Range {
@@ -68,18 +62,6 @@ LStmtPtr loop(const LStmt &proto, Expr begin, Expr end, LStmtPtr body) {
   s->extent = simplify(sub(end, begin));
   s->body = std::move(body);
   return s;
-}
-
-// Whether v picks the stored element: a loop over output elements is long;
-// a window loop (avgpool's s, reduced into one register) is a few
-// iterations, and three copies of it would cost more than its guards.
-bool storesAlong(const LStmtPtr &body, const std::string &v) {
-  bool along = false;
-  visitLStmt(body, [&](const LStmt &n) {
-    if (n.kind == LStmt::Kind::Store)
-      for (const Expr &i : n.indices) along |= mentionsVar(i, v);
-  });
-  return along;
 }
 
 // A load whose last index steps by 1 with v.
@@ -142,7 +124,7 @@ LStmtPtr partition(const LStmtPtr &s, const std::set<std::string> &outer) {
 
 LStmtPtr walk(const LStmtPtr &s, std::set<std::string> &outer) {
   if (!s) return s;
-  if (s->kind == LStmt::Kind::For && s->forKind == ForKind::Serial && !hasLoop(s->body)) return partition(s, outer);
+  if (s->kind == LStmt::Kind::For && s->forKind == ForKind::Serial && !containsLoop(s->body)) return partition(s, outer);
   auto c = std::make_shared<LStmt>(*s);
   // Serial loops only: a window offset (r, s) is a loop of its own, while a
   // tile position (a parallel task, a let) makes an overshoot guard.
@@ -157,6 +139,23 @@ LStmtPtr walk(const LStmtPtr &s, std::set<std::string> &outer) {
 }
 
 } // namespace
+
+bool containsLoop(const LStmtPtr &s) {
+  bool found = false;
+  visitLStmt(s, [&](const LStmt &n) { found |= n.kind == LStmt::Kind::For; });
+  return found;
+}
+
+// A window loop (avgpool's s, reduced into one register) is a few
+// iterations, and three copies of it would cost more than its guards.
+bool storesAlong(const LStmtPtr &body, const std::string &v) {
+  bool along = false;
+  visitLStmt(body, [&](const LStmt &n) {
+    if (n.kind == LStmt::Kind::Store)
+      for (const Expr &i : n.indices) along |= mentionsVar(i, v);
+  });
+  return along;
+}
 
 bool isWindowCondition(const Expr &g, const std::string &v, const std::set<std::string> &outer) {
   return solve(g, v, outer).has_value();

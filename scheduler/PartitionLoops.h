@@ -32,4 +32,12 @@ ir::LoweredFunc partitionLoops(const ir::LoweredFunc &f);
 // (VersionFullTiles leaves these to this pass).
 bool isWindowCondition(const ir::Expr &g, const std::string &v, const std::set<std::string> &outer);
 
+// Whether `s` contains a loop (false for the body of an innermost loop).
+bool containsLoop(const ir::LStmtPtr &s);
+
+// Whether some store in `body` has `v` in its indices: `v` picks the stored
+// element, so its loop is a long one over outputs, not a window's few
+// steps reduced into one element (shared with DeinterleaveStridedRows).
+bool storesAlong(const ir::LStmtPtr &body, const std::string &v);
+
 } // namespace tk

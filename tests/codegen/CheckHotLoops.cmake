@@ -12,12 +12,7 @@
 # hot loop); -DMIN_FMAS=N requires some hot loop with at least N FMAs (the
 # full register tile).
 cmake_policy(SET CMP0007 NEW)
-execute_process(COMMAND ${TKC} --emit=asm --target=${TARGET} -O2 ${SRC} -o ${OUT}
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "tkc failed (${rc}): ${out}${err}")
-endif()
-file(STRINGS ${OUT} lines)
+include(${CMAKE_CURRENT_LIST_DIR}/EmitAsm.cmake)
 set(fma_loops 0)
 set(most_fmas 0)
 set(block "")

@@ -4,12 +4,7 @@
 # gathers (a stride-2 read that LLVM vectorized element by element), and
 # the even/odd shuffles of DeinterleaveStridedRows' phase-row copy.
 cmake_policy(SET CMP0007 NEW)
-execute_process(COMMAND ${TKC} --emit=asm --target=${TARGET} -O2 ${SRC} -o ${OUT}
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "tkc failed (${rc}): ${out}${err}")
-endif()
-file(STRINGS ${OUT} lines)
+include(${CMAKE_CURRENT_LIST_DIR}/EmitAsm.cmake)
 foreach(sym IN LISTS SYMBOLS)
   set(inside FALSE)
   set(gathers 0)

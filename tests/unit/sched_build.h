@@ -5,6 +5,7 @@
 #include "ir/LoopIR.h"
 #include "ir/Module.h"
 #include "scheduler/Pipeline.h"
+#include "source_module.h"
 
 #include <doctest/doctest.h>
 
@@ -144,6 +145,26 @@ inline ir::LoweredFunc lowerOne(const ir::OpPtr &op, ir::KernelPtr k = nullptr) 
   REQUIRE(fx.messages() == "");
   REQUIRE(fs.size() == 1);
   return fs[0];
+}
+
+// Every function of the module of `src`, lowered with default schedules
+// (no contraction constructors): the loop IR the CPU passes see for
+// pooling-like ops. Fails the test when nothing lowers.
+inline std::vector<ir::LoweredFunc> lowerSource(const std::string &src) {
+  ir::Module m = unittest::moduleFromSource(src);
+  DiagFixture fx;
+  PipelineOptions opts;
+  opts.constructContractions = false;
+  auto fs = lowerModule(m, opts, fx.diags);
+  REQUIRE_MESSAGE(!fs.empty(), fx.out.str());
+  return fs;
+}
+
+// The printed loop IR of lowerSource(src), function after function.
+inline std::string loopIRText(const std::string &src) {
+  std::string text;
+  for (const ir::LoweredFunc &f : lowerSource(src)) text += printLoweredFunc(f);
+  return text;
 }
 
 } // namespace tk::schedtest

@@ -18,22 +18,6 @@ using namespace tk::ir;
 
 namespace {
 
-std::vector<LoweredFunc> lowered(const std::string &src) {
-  ir::Module m = unittest::moduleFromSource(src);
-  schedtest::DiagFixture fx;
-  PipelineOptions opts;
-  opts.constructContractions = false;
-  auto fs = lowerModule(m, opts, fx.diags);
-  REQUIRE_MESSAGE(!fs.empty(), fx.out.str());
-  return fs;
-}
-
-std::string loopIR(const std::string &src) {
-  std::string text;
-  for (const LoweredFunc &f : lowered(src)) text += printLoweredFunc(f);
-  return text;
-}
-
 // 2-D max pooling with a kernel x kernel window, as in the stdlib.
 const char *kPool2d = R"(op pool(X: f32[H, W], kernel: i64, stride: i64, pad: i64)
   -> Y: f32[(H + 2*pad - kernel) / stride + 1, (W + 2*pad - kernel) / stride + 1]
@@ -73,7 +57,7 @@ void checkPool(const LoweredFunc &f, int64_t H, int64_t W, int64_t kernel, int64
 } // namespace
 
 TEST_CASE("deinterleave: a stride-2 window row is copied into two phase rows once per window row") {
-  std::string text = loopIR(kPool2d);
+  std::string text = schedtest::loopIRText(kPool2d);
   // In the stride == 2 copy: one copy per (y, r), before the s loop, of the
   // even and odd elements; the x loops read the phase of s - pad.
   size_t two = text.find("if (stride == 2) {");
@@ -92,7 +76,7 @@ TEST_CASE("deinterleave: a stride-2 window row is copied into two phase rows onc
 }
 
 TEST_CASE("deinterleave: pooling with phase rows equals the definition") {
-  for (const LoweredFunc &f : lowered(kPool2d))
+  for (const LoweredFunc &f : schedtest::lowerSource(kPool2d))
     for (auto [H, W] : {std::pair<int64_t, int64_t>{5, 7}, {6, 8}, {3, 3}, {7, 13}, {4, 1}})
       for (auto [kernel, pad] : {std::pair<int64_t, int64_t>{3, 1}, {3, 0}, {2, 0}, {1, 0}})
         for (int64_t stride : {1, 2, 3})
@@ -100,7 +84,7 @@ TEST_CASE("deinterleave: pooling with phase rows equals the definition") {
 }
 
 TEST_CASE("deinterleave: a constant stride 3 gets three phases and a tail copy") {
-  auto fs = lowered(R"(op pick(X: f32[N, W]) -> Y: f32[N, W / 3] {
+  auto fs = schedtest::lowerSource(R"(op pick(X: f32[N, W]) -> Y: f32[N, W / 3] {
   Y[n, x] = (X[n, 3*x + 1] else 0) + (X[n, 3*x + 2] else 0);
 })");
   std::string text = printLoweredFunc(fs[0]);
@@ -124,12 +108,12 @@ TEST_CASE("deinterleave: a constant stride 3 gets three phases and a tail copy")
 
 TEST_CASE("deinterleave: unit strides, window steps and tensors the function writes keep their reads") {
   // Stride 1 and a window loop reduced into a register (s stores no element).
-  std::string text = loopIR(R"(op avg(X: f32[N, W]) -> Y: f32[N, W] {
+  std::string text = schedtest::loopIRText(R"(op avg(X: f32[N, W]) -> Y: f32[N, W] {
   Y[n, x] = (sum(s < 3) (X[n, x + s - 1] else 0)) / 3.0;
 })");
   CHECK(text.find("_phases") == std::string::npos);
   // An intermediate the function stores may change between copy and read.
-  text = loopIR(R"(op twice(X: f32[N, W]) -> Y: f32[N, W / 2] {
+  text = schedtest::loopIRText(R"(op twice(X: f32[N, W]) -> Y: f32[N, W / 2] {
   T[n, w] = X[n, w] * 2.0;
   Y[n, x] = (T[n, 2*x] else 0) + 1.0;
 })");

@@ -13,18 +13,6 @@ using namespace tk::ir;
 
 namespace {
 
-std::string loopIR(const std::string &src) {
-  ir::Module m = unittest::moduleFromSource(src);
-  schedtest::DiagFixture fx;
-  PipelineOptions opts;
-  opts.constructContractions = false;
-  auto fs = lowerModule(m, opts, fx.diags);
-  REQUIRE_MESSAGE(!fs.empty(), fx.out.str());
-  std::string text;
-  for (const LoweredFunc &f : fs) text += printLoweredFunc(f);
-  return text;
-}
-
 const char *kPool = R"(op pool(X: f32[N, W], stride: i64) -> Y: f32[N, (W - 3) / stride + 1]
   where stride >= 1, W >= 3
 {
@@ -34,7 +22,7 @@ const char *kPool = R"(op pool(X: f32[N, W], stride: i64) -> Y: f32[N, (W - 3) /
 } // namespace
 
 TEST_CASE("specialize scalars: a stride gets copies for 1 and 2, the general code last") {
-  std::string text = loopIR(kPool);
+  std::string text = schedtest::loopIRText(kPool);
   size_t one = text.find("if (stride == 1) {"), two = text.find("if (stride == 2) {");
   REQUIRE(one != std::string::npos);
   REQUIRE(two != std::string::npos);
@@ -46,7 +34,7 @@ TEST_CASE("specialize scalars: a stride gets copies for 1 and 2, the general cod
 }
 
 TEST_CASE("specialize scalars: an if on the scalar folds in each copy") {
-  std::string text = loopIR(R"(op gather(X: f32[N], step: i64) -> Y: f32[N] where step >= 1 {
+  std::string text = schedtest::loopIRText(R"(op gather(X: f32[N], step: i64) -> Y: f32[N] where step >= 1 {
   Y[i] = X[i * step] else 0;
 }
 kernel gather_k implements gather on cpu {
@@ -64,7 +52,7 @@ kernel gather_k implements gather on cpu {
 }
 
 TEST_CASE("partition loops: a loop over outputs splits at the window's edges") {
-  std::string text = loopIR(R"(op shift(X: f32[N, W]) -> Y: f32[N, W] {
+  std::string text = schedtest::loopIRText(R"(op shift(X: f32[N, W]) -> Y: f32[N, W] {
   Y[n, x] = max(s < 3) (X[n, x + s - 1] else -inf);
 })");
   // The reduction runs outside x (max= into Y); the middle x loop reads X
@@ -77,7 +65,7 @@ TEST_CASE("partition loops: a loop over outputs splits at the window's edges") {
 }
 
 TEST_CASE("partition loops: window steps reduced into a register stay one loop") {
-  std::string text = loopIR(R"(op avg(X: f32[N, W]) -> Y: f32[N, W] {
+  std::string text = schedtest::loopIRText(R"(op avg(X: f32[N, W]) -> Y: f32[N, W] {
   Y[n, x] = (sum(s < 3) (X[n, x + s - 1] else 0)) / 3.0;
 })");
   // s indexes no stored element: no split (three copies of a 3-step loop

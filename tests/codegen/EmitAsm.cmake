@@ -1,0 +1,9 @@
+# Included by the codegen checks (cmake -P scripts): compiles SRC for
+# TARGET with `TKC --emit=asm -O2` into OUT and reads it into `lines`;
+# fails with tkc's messages when it does not compile.
+execute_process(COMMAND ${TKC} --emit=asm --target=${TARGET} -O2 ${SRC} -o ${OUT}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "tkc failed (${rc}): ${out}${err}")
+endif()
+file(STRINGS ${OUT} lines)
