@@ -2,6 +2,7 @@
 
 #include "ir/IRRewrite.h"
 #include "ir/Simplify.h"
+#include "scheduler/IndexRange.h"
 #include "scheduler/PartitionLoops.h"
 
 #include <map>
@@ -17,6 +18,12 @@ constexpr int64_t kMaxStride = 8;
 // Which child of a statement a path step descends into.
 enum class Slot { Body, Then, Else };
 
+// Columns a padded group's reads reach, as phase-row columns: lowest, and
+// one past the highest (expressions over symbols).
+struct Reach {
+  Expr lo, end;
+};
+
 // Loads of one row of `src` with stride k, all served by one copy placed at
 // the start of `site`'s `slot` child.
 struct Group {
@@ -29,6 +36,22 @@ struct Group {
   std::string key;
   TensorPtr buf;
   std::string j, q; // the copy's loop variables
+  // Window loops the copy was hoisted above (outermost first) that the row
+  // depends on: one leading buffer dimension each, and one copy loop
+  // (variables `d`) over their iterations.
+  std::vector<const LStmt *> dims;
+  std::vector<std::string> d;
+  // Padded rows (pad non-null): the reads' `else` value fills `left`
+  // columns before the row, the columns past it up to `cols`, and the whole
+  // row when it is outside T, so the reads need no guard. A group is padded
+  // when every read in it is either unguarded (in range) or has a guard
+  // that only says "inside T" with one constant `else` value (`pads`, with
+  // the columns it reaches), and at least one is the latter; `mixed`: some
+  // read is neither.
+  Expr pad, left, cols;
+  std::vector<Expr> pads;
+  std::vector<Reach> reach;
+  bool mixed = false;
 };
 
 // A rewritten read: group and the offset e of `k*x + e`.
@@ -77,6 +100,7 @@ public:
   LStmtPtr run(const LStmtPtr &body) {
     analyse(body);
     if (groups_.empty()) return body;
+    sizePaddedRows();
     return rewrite(body);
   }
 
@@ -120,14 +144,63 @@ private:
           }
         }
         if (k < 2 || k > kMaxStride) return;
-        reads_[{&x, ld.get()}] = Read{groupFor(ld->tensor, row, k), fromLinear(rest)};
+        Expr e = fromLinear(rest);
+        size_t g = groupFor(x, ld->tensor, row, k);
+        if (std::optional<Reach> reach = paddedReach(x, ld, e, k)) {
+          groups_[g].pads.push_back(ld->pad);
+          groups_[g].reach.push_back(*reach);
+        } else if (ld->pred || ld->pad) {
+          groups_[g].mixed = true;
+        }
+        reads_[{&x, ld.get()}] = Read{g, e};
       });
     });
   }
 
-  // The group of row `row` of `src` read with stride k from the current
-  // path: its site is the nearest enclosing statement the row depends on.
-  size_t groupFor(const TensorPtr &src, const std::vector<Expr> &row, int64_t k) {
+  // Where a read T[row, k*x + e] with a constant `else` value and a guard
+  // that only says "inside T" reaches in phase-row columns x + e div k,
+  // over the iterations of x and of the loops e depends on; nullopt when
+  // the read does not qualify or a bound is not expressible over symbols.
+  std::optional<Reach> paddedReach(const LStmt &x, const Expr &ld, const Expr &e, int64_t k) const {
+    if (!ld->pad || (ld->pad->kind != ExprKind::FloatImm && ld->pad->kind != ExprKind::IntImm) || !guardOnlyBounds(ld))
+      return std::nullopt;
+    std::map<std::string, const LStmt *> loops{{x.var, &x}};
+    std::set<std::string> bound;
+    for (const auto &[a, slot] : path_) {
+      if (a->kind == LStmt::Kind::For) loops[a->var] = a;
+      else if (a->kind == LStmt::Kind::Let) bound.insert(a->var);
+    }
+    std::optional<IndexRange> xs = affineRange(var(x.var, VarKind::Loop), loops, bound);
+    std::optional<IndexRange> es = affineRange(e, loops, bound);
+    if (!xs || !es) return std::nullopt;
+    return Reach{simplify(add(xs->lo, floorDiv(es->lo, intImm(k)))),
+                 simplify(add(add(xs->hi, floorDiv(es->hi, intImm(k))), intImm(1)))};
+  }
+
+  // Decides which groups are padded, and sizes their rows to hold every
+  // column their reads reach.
+  void sizePaddedRows() {
+    for (Group &g : groups_) {
+      if (g.mixed || g.pads.empty()) continue;
+      bool same = true;
+      for (const Expr &p : g.pads) same = same && printExpr(p) == printExpr(g.pads[0]);
+      if (!same) continue;
+      g.pad = g.pads[0];
+      Expr below = intImm(0), end = g.buf->shape.back();
+      for (const Reach &r : g.reach) {
+        below = binary(BinOp::Max, below, sub(intImm(0), r.lo));
+        end = binary(BinOp::Max, end, r.end);
+      }
+      g.left = simplify(below);
+      g.cols = simplify(add(g.left, end));
+      g.buf->shape.back() = g.cols;
+    }
+  }
+
+  // The group of row `row` of `src` read with stride k in innermost loop x
+  // from the current path: its site is the nearest enclosing statement the
+  // row depends on, or the statement above x's window loops (windowTop).
+  size_t groupFor(const LStmt &x, const TensorPtr &src, const std::vector<Expr> &row, int64_t k) {
     auto rowMentions = [&](const std::string &v) {
       for (const Expr &i : row)
         if (mentionsVar(i, v)) return true;
@@ -140,6 +213,13 @@ private:
                   ((a.kind == LStmt::Kind::For || a.kind == LStmt::Kind::Let) && rowMentions(a.var));
       if (stop) break;
       --at;
+    }
+    std::vector<const LStmt *> dims;
+    size_t top = windowTop(x);
+    if (at > top) {
+      for (size_t i = top; i < path_.size(); ++i)
+        if (rowMentions(path_[i].first->var)) dims.push_back(path_[i].first);
+      at = top;
     }
     // Nothing the row depends on: copy once inside the outermost statement.
     if (at == 0) at = 1;
@@ -154,11 +234,20 @@ private:
     for (size_t g = 0; g < groups_.size(); ++g)
       if (groups_[g].key == key) return g;
     Group g;
-    g.site = site, g.slot = slot, g.host = host, g.src = src, g.row = row, g.k = k, g.key = key;
+    g.site = site, g.slot = slot, g.host = host, g.src = src, g.row = row, g.k = k, g.key = key, g.dims = dims;
     auto buf = std::make_shared<TensorDecl>();
     buf->name = fresh(src->name + "_phases");
     buf->dtype = src->dtype;
-    buf->shape = {intImm(k), simplify(ceilDiv(src->shape.back(), intImm(k)))};
+    // Phase-major: each phase's rows for all window positions d are
+    // contiguous, so the ranges the copy writes per phase stay disjoint
+    // even over the whole d loop (LLVM widens its run-time overlap checks
+    // to the enclosing loop; with d outermost they would always overlap).
+    buf->shape.push_back(intImm(k));
+    for (const LStmt *l : dims) {
+      buf->shape.push_back(l->extent);
+      g.d.push_back(fresh("d"));
+    }
+    buf->shape.push_back(simplify(ceilDiv(src->shape.back(), intImm(k))));
     buf->scope = Scope::Local;
     buf->role = TensorRole::Local;
     buf->loc = src->loc;
@@ -168,6 +257,47 @@ private:
     return groups_.size() - 1;
   }
 
+  // Window loops: when x's body is one store T[..] = T[..] (+) L (a sum,
+  // max or min of one read, not a product: pooling) inside a perfect nest
+  // of serial loops that T's element does not move with (the window r, s),
+  // the backend keeps T in registers across that whole nest
+  // (MatchContraction.h) — as long as nothing is copied inside it. Returns
+  // the path index of the outermost such loop, when it has bounds that
+  // ignore the other window loops and a parent statement to copy in; else
+  // path_.size() (no window loops).
+  size_t windowTop(const LStmt &x) const {
+    const LStmt *st = x.body.get();
+    while (st && st->kind == LStmt::Kind::Block && st->stmts.size() == 1) st = st->stmts[0].get();
+    if (!st || st->kind != LStmt::Kind::Store || st->value->kind != ExprKind::Binary) return path_.size();
+    BinOp op = st->value->binOp;
+    if (op != BinOp::Add && op != BinOp::Max && op != BinOp::Min) return path_.size();
+    for (const Expr &a : st->value->args)
+      if (a->kind == ExprKind::Binary && a->binOp == BinOp::Mul) return path_.size();
+    auto moves = [&](const std::string &v) {
+      for (const Expr &i : st->indices)
+        if (mentionsVar(i, v)) return true;
+      return mentionsVar(st->pred, v);
+    };
+    size_t top = path_.size();
+    const LStmt *inner = &x;
+    while (top > 1) {
+      const auto &[l, slot] = path_[top - 1];
+      const LStmt *body = l->body.get();
+      while (body && body->kind == LStmt::Kind::Block && body->stmts.size() == 1) body = body->stmts[0].get();
+      bool window = l->kind == LStmt::Kind::For && l->forKind == ForKind::Serial && slot == Slot::Body &&
+                    body == inner && !moves(l->var);
+      if (!window) break;
+      inner = l;
+      --top;
+    }
+    for (size_t i = top; i < path_.size(); ++i)
+      for (size_t o = top; o < path_.size(); ++o)
+        if (mentionsVar(path_[i].first->min, path_[o].first->var) ||
+            mentionsVar(path_[i].first->extent, path_[o].first->var))
+          return path_.size();
+    return top;
+  }
+
   std::string fresh(const std::string &base) {
     std::string name = base;
     for (int n = 1; used_.count(name); ++n) name = base + "_" + std::to_string(n);
@@ -175,56 +305,104 @@ private:
     return name;
   }
 
-  // if (row in bounds) {
-  //   for j in 0..W / k { P[0, j] = T[row, j*k]; ...; P[k-1, j] = T[row, j*k + k-1] }
-  //   for q in 0..W % k { P[q, W / k] = T[row, W / k * k + q] }
-  // }
+  // for d.. over the hoisted window loops' iterations (none without them):
+  //   [for q in 0..k { for j in 0..L { P[q, d.., j] = pad } }]
+  //   if (row in bounds) {
+  //     for j in 0..W / k { P[0, d.., L + j] = T[row, j*k]; ...; P[k-1, d.., L + j] = T[row, j*k + k-1] }
+  //     for q in 0..W % k { P[q, d.., L + W / k] = T[row, W / k * k + q] }
+  //     [for q in W % k..k (when W % k != 0) { P[q, d.., L + W / k] = pad }]
+  //   } [else { every column of the row = pad }]
+  //   [for q in 0..k { for j in L + cdiv(W, k)..cols { P[q, d.., j] = pad } }]
+  // with the window variables in `row` at their d-th iteration; the
+  // bracketed parts and L > 0 only for padded groups.
   LStmtPtr copy(const Group &g, SourceLoc loc) const {
     const Expr &w = g.src->shape.back();
     Expr whole = simplify(floorDiv(w, intImm(g.k)));
     Expr j = var(g.j, VarKind::Loop), q = var(g.q, VarKind::Loop);
-    auto store = [&](Expr phase, Expr col, Expr elem) {
+    Expr left = g.pad ? g.left : intImm(0);
+    std::vector<std::pair<std::string, Expr>> at;
+    std::vector<Expr> lead;
+    for (size_t i = 0; i < g.dims.size(); ++i) {
+      Expr d = var(g.d[i], VarKind::Loop);
+      at.push_back({g.dims[i]->var, simplify(add(d, g.dims[i]->min))});
+      lead.push_back(d);
+    }
+    std::vector<Expr> row;
+    for (const Expr &i : g.row) row.push_back(simplify(substitute(i, at)));
+    // P[phase, d.., col] = value (null: T[row, elem]).
+    auto store = [&](Expr phase, Expr col, Expr elem, Expr value = nullptr) {
       LStmtPtr s = lStmt(LStmt::Kind::Store, loc);
       s->tensor = g.buf;
-      s->indices = {std::move(phase), std::move(col)};
-      std::vector<Expr> idx = g.row;
+      s->indices = {std::move(phase)};
+      s->indices.insert(s->indices.end(), lead.begin(), lead.end());
+      s->indices.push_back(simplify(col));
+      std::vector<Expr> idx = row;
       idx.push_back(simplify(elem));
-      s->value = load(g.src, idx);
+      s->value = value ? value : load(g.src, idx);
       return s;
     };
-    auto loop = [&](const std::string &v, Expr extent, LStmtPtr body) {
+    auto loop = [&](const std::string &v, Expr min, Expr extent, LStmtPtr body) {
       LStmtPtr l = lStmt(LStmt::Kind::For, loc);
       l->var = v;
-      l->min = intImm(0);
+      l->min = simplify(std::move(min));
       l->extent = simplify(std::move(extent));
       l->body = std::move(body);
       return l;
     };
+    // Every phase of columns [from, to) set to the pad value.
+    auto fill = [&](Expr from, Expr to) -> LStmtPtr {
+      Expr n = simplify(sub(to, from));
+      if (provablyEquals(n, 0)) return nullptr;
+      return loop(g.q, intImm(0), intImm(g.k), loop(g.j, from, n, store(q, j, intImm(0), g.pad)));
+    };
     std::vector<LStmtPtr> phases;
-    for (int64_t p = 0; p < g.k; ++p) phases.push_back(store(intImm(p), j, add(mul(j, intImm(g.k)), intImm(p))));
-    std::vector<LStmtPtr> body = {loop(g.j, whole, lBlock(std::move(phases), loc))};
+    for (int64_t p = 0; p < g.k; ++p)
+      phases.push_back(store(intImm(p), add(left, j), add(mul(j, intImm(g.k)), intImm(p))));
+    std::vector<LStmtPtr> body = {loop(g.j, intImm(0), whole, lBlock(std::move(phases), loc))};
     Expr tail = simplify(floorMod(w, intImm(g.k)));
-    if (!provablyEquals(tail, 0))
-      body.push_back(loop(g.q, tail, store(q, whole, add(mul(whole, intImm(g.k)), q))));
+    if (!provablyEquals(tail, 0)) {
+      body.push_back(loop(g.q, intImm(0), tail, store(q, add(left, whole), add(mul(whole, intImm(g.k)), q))));
+      if (g.pad)
+        body.push_back(loop(g.q, tail, floorMod(sub(intImm(g.k), tail), intImm(g.k)),
+                            store(q, add(left, whole), intImm(0), g.pad)));
+    }
     LStmtPtr block = lBlock(std::move(body), loc);
-    Expr ok = inBounds(*g.src, g.row);
-    if (provablyEquals(ok, 1)) return block;
-    LStmtPtr guard = lStmt(LStmt::Kind::If, loc);
-    guard->cond = ok;
-    guard->thenS = block;
-    return guard;
+    Expr ok = inBounds(*g.src, row);
+    if (!provablyEquals(ok, 1)) {
+      LStmtPtr guard = lStmt(LStmt::Kind::If, loc);
+      guard->cond = ok;
+      guard->thenS = block;
+      if (g.pad) guard->elseS = fill(left, add(left, ceilDiv(w, intImm(g.k))));
+      block = guard;
+    }
+    if (g.pad) {
+      std::vector<LStmtPtr> all;
+      for (LStmtPtr part : {fill(intImm(0), left), block, fill(add(left, ceilDiv(w, intImm(g.k))), g.cols)})
+        if (part) all.push_back(part);
+      block = lBlock(std::move(all), loc);
+    }
+    for (size_t i = g.dims.size(); i > 0; --i) block = loop(g.d[i - 1], intImm(0), g.dims[i - 1]->extent, block);
+    return block;
   }
 
-  // T[row, k*x + e] -> P[e mod k, x + e div k], keeping the read's guard.
+  // T[row, k*x + e] -> P[e mod k, x + e div k], keeping the read's guard;
+  // in a padded group P[e mod k, L + x + e div k] without a guard.
   Expr readPhase(const LStmt &x, const Expr &ld) const {
     auto it = reads_.find({&x, ld.get()});
     if (it == reads_.end()) return ld;
     const Group &g = groups_[it->second.group];
     const Expr &e = it->second.offset;
+    std::vector<Expr> idx = {simplify(floorMod(e, intImm(g.k)))};
+    for (const LStmt *l : g.dims) idx.push_back(simplify(sub(var(l->var, VarKind::Loop), l->min)));
+    Expr col = add(var(x.var, VarKind::Loop), floorDiv(e, intImm(g.k)));
+    if (g.pad) {
+      idx.push_back(simplify(add(g.left, col)));
+      return load(g.buf, idx, nullptr, nullptr, ld->loc);
+    }
+    idx.push_back(simplify(col));
     Expr pred = ld->pred;
     if (!pred && ld->pad) pred = inBounds(*ld->tensor, ld->args);
-    Expr col = simplify(add(var(x.var, VarKind::Loop), floorDiv(e, intImm(g.k))));
-    return load(g.buf, {simplify(floorMod(e, intImm(g.k))), col}, ld->pad, pred, ld->loc);
+    return load(g.buf, idx, ld->pad, pred, ld->loc);
   }
 
   LStmtPtr rewrite(const LStmtPtr &s) {
@@ -245,7 +423,10 @@ private:
     for (const Group &g : groups_) {
       if (g.site != s.get()) continue;
       LStmtPtr &child = g.slot == Slot::Body ? n->body : g.slot == Slot::Then ? n->thenS : n->elseS;
-      child = lBlock({copy(g, s->loc), child}, s->loc);
+      LStmtPtr c = copy(g, s->loc);
+      std::vector<LStmtPtr> stmts = c->kind == LStmt::Kind::Block ? c->stmts : std::vector<LStmtPtr>{c};
+      stmts.push_back(child);
+      child = lBlock(std::move(stmts), s->loc);
       if (!g.host) child = allocate(g, child);
     }
     for (const Group &g : groups_)

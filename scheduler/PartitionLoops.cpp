@@ -64,31 +64,44 @@ LStmtPtr loop(const LStmt &proto, Expr begin, Expr end, LStmtPtr body) {
   return s;
 }
 
-// A load whose last index steps by 1 with v.
-bool unitStrideLoad(const Expr &e, const std::string &v) {
-  if (e->kind != ExprKind::Load || e->args.empty()) return false;
-  for (const auto &[atom, coef] : linearize(simplify(e->args.back())).terms)
-    if (atom->kind == ExprKind::Var && atom->name == v) return coef == 1;
-  return false;
+// The constant step of a load's last index along v (0: it ignores v or the
+// load is not one; nullopt: v appears non-linearly).
+std::optional<int64_t> lastIndexStep(const Expr &e, const std::string &v) {
+  if (e->kind != ExprKind::Load || e->args.empty()) return 0;
+  int64_t step = 0;
+  for (const auto &[atom, coef] : linearize(simplify(e->args.back())).terms) {
+    if (atom->kind == ExprKind::Var && atom->name == v) step += coef;
+    else if (mentionsVar(atom, v)) return std::nullopt;
+  }
+  return step;
 }
 
-// T = T + a * b with a unit-stride factor along v: a contraction, whose
-// edge tiles the backend's register tiles already run with lane masks (a
-// split loop would not match them). A strided one (stride 2) is split.
-bool accumulatesProducts(const LStmtPtr &body, const std::string &v) {
+// Whether the backend's register tiles take the store T = T (+) .. inside
+// loop v, running its edges with lane masks (a split loop would not match
+// them): T + a * b with a unit-stride factor along v (a contraction; a
+// strided one, stride 2, is split), or T + X, max(T, X), min(T, X) with X
+// read at unit stride, or at a stride 2..8 from a tensor the function never
+// writes (DeinterleaveStridedRows then gives it unit stride: pooling).
+bool foldsIntoRegisterTile(const LStmtPtr &body, const std::string &v, const std::set<const TensorDecl *> &written) {
   bool found = false;
   visitLStmt(body, [&](const LStmt &n) {
-    if (n.kind != LStmt::Kind::Store || !n.value || n.value->kind != ExprKind::Binary || n.value->binOp != BinOp::Add)
-      return;
-    for (const Expr &term : n.value->args)
-      if (term->kind == ExprKind::Binary && term->binOp == BinOp::Mul)
-        found |= unitStrideLoad(term->args[0], v) || unitStrideLoad(term->args[1], v);
+    if (n.kind != LStmt::Kind::Store || !n.value || n.value->kind != ExprKind::Binary) return;
+    BinOp op = n.value->binOp;
+    if (op != BinOp::Add && op != BinOp::Max && op != BinOp::Min) return;
+    for (const Expr &term : n.value->args) {
+      if (op == BinOp::Add && term->kind == ExprKind::Binary && term->binOp == BinOp::Mul) {
+        found |= lastIndexStep(term->args[0], v) == 1 || lastIndexStep(term->args[1], v) == 1;
+      } else if (term->kind == ExprKind::Load && term->tensor != n.tensor) {
+        std::optional<int64_t> step = lastIndexStep(term, v);
+        found |= step == 1 || (step && *step >= 2 && *step <= 8 && !written.count(term->tensor.get()));
+      }
+    }
   });
   return found;
 }
 
-LStmtPtr partition(const LStmtPtr &s, const std::set<std::string> &outer) {
-  if (!storesAlong(s->body, s->var) || accumulatesProducts(s->body, s->var)) return s;
+LStmtPtr partition(const LStmtPtr &s, const std::set<std::string> &outer, const std::set<const TensorDecl *> &written) {
+  if (!storesAlong(s->body, s->var) || foldsIntoRegisterTile(s->body, s->var, written)) return s;
   std::set<std::string> proven;
   Expr lo = s->min, hi = simplify(add(s->min, s->extent));
   const Expr end = hi;
@@ -122,18 +135,19 @@ LStmtPtr partition(const LStmtPtr &s, const std::set<std::string> &outer) {
                 s->loc);
 }
 
-LStmtPtr walk(const LStmtPtr &s, std::set<std::string> &outer) {
+LStmtPtr walk(const LStmtPtr &s, std::set<std::string> &outer, const std::set<const TensorDecl *> &written) {
   if (!s) return s;
-  if (s->kind == LStmt::Kind::For && s->forKind == ForKind::Serial && !containsLoop(s->body)) return partition(s, outer);
+  if (s->kind == LStmt::Kind::For && s->forKind == ForKind::Serial && !containsLoop(s->body))
+    return partition(s, outer, written);
   auto c = std::make_shared<LStmt>(*s);
   // Serial loops only: a window offset (r, s) is a loop of its own, while a
   // tile position (a parallel task, a let) makes an overshoot guard.
   bool binds = s->kind == LStmt::Kind::For && s->forKind != ForKind::Parallel && !outer.count(s->var);
   if (binds) outer.insert(s->var);
-  for (LStmtPtr &x : c->stmts) x = walk(x, outer);
-  c->body = walk(c->body, outer);
-  c->thenS = walk(c->thenS, outer);
-  c->elseS = walk(c->elseS, outer);
+  for (LStmtPtr &x : c->stmts) x = walk(x, outer, written);
+  c->body = walk(c->body, outer, written);
+  c->thenS = walk(c->thenS, outer, written);
+  c->elseS = walk(c->elseS, outer, written);
   if (binds) outer.erase(s->var);
   return c;
 }
@@ -164,7 +178,11 @@ bool isWindowCondition(const Expr &g, const std::string &v, const std::set<std::
 LoweredFunc partitionLoops(const LoweredFunc &f) {
   LoweredFunc out = f;
   std::set<std::string> outer;
-  out.body = walk(f.body, outer);
+  std::set<const TensorDecl *> written;
+  visitLStmt(f.body, [&](const LStmt &n) {
+    if (n.kind == LStmt::Kind::Store) written.insert(n.tensor.get());
+  });
+  out.body = walk(f.body, outer, written);
   return out;
 }
 

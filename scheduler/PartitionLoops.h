@@ -12,10 +12,11 @@ namespace tk {
 
 // Takes a loop-IR function after PredicateAccesses. For each innermost
 // serial loop `for v in [m, m + e)` over stored elements (v in a store's
-// indices: long loops, not a window's few steps), not accumulating products
-// with a unit-stride factor (contractions: the x86 register tiles mask
-// their edges), whose load
-// guards include window
+// indices: long loops, not a window's few steps), not folding into a
+// register tile (a contraction T + a * b with a unit-stride factor, or a
+// window sum, max or min T (+) X with X read at unit stride, or at a
+// constant stride 2..8 from a tensor the function never writes: the x86
+// register tiles mask their edges), whose load guards include window
 // conditions — a comparison affine in v with a constant coefficient whose
 // other terms mention an enclosing serial loop's variable (the window offset) —
 // returns

@@ -1,6 +1,7 @@
 #include "backends/x86/EmitRegisterTile.h"
 
 #include "backends/common/LowerExprToLLVM.h"
+#include "backends/x86/LaneMask.h"
 
 #include <llvm/IR/Intrinsics.h>
 
@@ -32,7 +33,7 @@ static constexpr int64_t kMaxRows = 4, kMaxPackedRows = 6;
 static constexpr int64_t kMaxMaskedVectors = 7;
 
 static bool broadcastRowsAdjacent(const ContractionNest &nest) {
-  if (!nest.rowLoop || nest.kLoops.size() < 2) return false;
+  if (!nest.bcast || !nest.rowLoop || nest.kLoops.size() < 2) return false;
   const std::vector<Expr> &idx = nest.bcast->args;
   const std::string &r = nest.rowLoop->var;
   if (nest.bcast->pred || idx.empty() || !unitStrideIn(idx.back(), r)) return false;
@@ -81,6 +82,18 @@ std::pair<Expr, Expr> splitGuard(const Expr &pred, const std::string &var) {
   return {with, without};
 }
 
+// True when every conjunct of `pred` (null: none) that mentions `var` is a
+// comparison of two expressions affine in it: over an interval of `var`
+// such a conjunct holds everywhere when it holds at both ends.
+bool affineIn(const Expr &pred, const std::string &var) {
+  if (!pred || !mentionsVar(pred, var)) return true;
+  if (pred->kind == ExprKind::Binary && pred->binOp == BinOp::And)
+    return affineIn(pred->args[0], var) && affineIn(pred->args[1], var);
+  bool cmp = pred->kind == ExprKind::Binary && (pred->binOp == BinOp::LT || pred->binOp == BinOp::LE ||
+                                                pred->binOp == BinOp::GT || pred->binOp == BinOp::GE);
+  return cmp && laneStride(pred->args[0], var) && laneStride(pred->args[1], var);
+}
+
 struct TileEmitter {
   CodegenContext &cg;
   const ContractionNest &n;
@@ -100,26 +113,19 @@ struct TileEmitter {
   llvm::Value *allTrue() { return llvm::Constant::getAllOnesValue(llvm::FixedVectorType::get(b().getInt1Ty(), tile.lanes)); }
 
   // Lanes l where `pred` holds with the vector variable at its bound value
-  // plus l (null pred: all lanes). Terms that vary with the vector variable
-  // are unit-stride comparisons (laneMaskable), so lane l shifts that side by l.
-  llvm::Value *laneMask(const Expr &pred) {
-    if (!pred) return allTrue();
-    if (pred->kind == ExprKind::Binary && pred->binOp == BinOp::And)
-      return b().CreateAnd(laneMask(pred->args[0]), laneMask(pred->args[1]));
-    const std::string &j = n.vecLoop->var;
-    if (!mentionsVar(pred, j)) return splat(lowerExprAs(cg, pred, ScalarType::Bool));
-    bool left = mentionsVar(pred->args[0], j);
-    llvm::Value *moving = b().CreateAdd(splat(lowerExprAs(cg, pred->args[left ? 0 : 1], ScalarType::I64)), iota());
-    llvm::Value *fixed = splat(lowerExprAs(cg, pred->args[left ? 1 : 0], ScalarType::I64));
-    llvm::CmpInst::Predicate p;
-    switch (pred->binOp) {
-    case BinOp::LT: p = left ? llvm::CmpInst::ICMP_SLT : llvm::CmpInst::ICMP_SGT; break;
-    case BinOp::LE: p = left ? llvm::CmpInst::ICMP_SLE : llvm::CmpInst::ICMP_SGE; break;
-    case BinOp::GT: p = left ? llvm::CmpInst::ICMP_SGT : llvm::CmpInst::ICMP_SLT; break;
-    case BinOp::GE: p = left ? llvm::CmpInst::ICMP_SGE : llvm::CmpInst::ICMP_SLE; break;
-    default: throw InternalError("register tile: lane mask of a non-comparison (matcher accepted it)");
+  // plus l (null pred: all lanes).
+  llvm::Value *laneMask(const Expr &pred) { return emitLaneMask(cg, pred, n.vecLoop->var, tile.lanes); }
+
+  // Folds operand vector y (and the splatted broadcast bc, MulAdd only)
+  // into accumulator acc, as the nest's store does per element.
+  llvm::Value *combine(llvm::Value *acc, llvm::Value *y, llvm::Value *bc) {
+    switch (n.combine) {
+    case Combine::MulAdd: return b().CreateIntrinsic(llvm::Intrinsic::fmuladd, {vecTy}, {bc, y, acc});
+    case Combine::Add: return b().CreateFAdd(acc, y);
+    case Combine::Max: return b().CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, acc, y);
+    case Combine::Min: return b().CreateBinaryIntrinsic(llvm::Intrinsic::minnum, acc, y);
     }
-    return b().CreateICmp(p, moving, fixed);
+    throw InternalError("register tile: unknown combine");
   }
 
   // Address of t[indices] without `inbounds`: a fully masked vector of a
@@ -171,7 +177,7 @@ struct TileEmitter {
     llvm::Value *kBegin = lowerExprAs(cg, k.min, ScalarType::I64);
     llvm::Value *kEnd = b().CreateAdd(kBegin, lowerExprAs(cg, k.extent, ScalarType::I64));
     bool vecPerRow = n.rowLoop && mentionsVar(n.vec, n.rowLoop->var);
-    Expr plainBcast = ir::load(n.bcast->tensor, n.bcast->args);
+    Expr plainBcast = n.bcast ? ir::load(n.bcast->tensor, n.bcast->args) : nullptr;
     // The body already holds rows x vectors independent FMAs; unrolling k
     // on top would only add live pointers (and spill them).
     llvm::Metadata *noUnroll = llvm::MDNode::get(cg.ctx, {llvm::MDString::get(cg.ctx, "llvm.loop.unroll.disable")});
@@ -181,7 +187,7 @@ struct TileEmitter {
       std::vector<llvm::Value *> shared(vectors, nullptr);
       for (int64_t r = 0; r < rows; ++r) {
         llvm::Value *bc = nullptr;
-        at(rowValue(r), j0, 0, [&] { bc = splat(lowerExprAs(cg, inRange ? plainBcast : n.bcast, dtype)); });
+        if (n.bcast) at(rowValue(r), j0, 0, [&] { bc = splat(lowerExprAs(cg, inRange ? plainBcast : n.bcast, dtype)); });
         for (int64_t v = v0; v < v1; ++v) {
           llvm::Value *y = vecPerRow ? nullptr : shared[v];
           if (!y)
@@ -195,9 +201,7 @@ struct TileEmitter {
             });
           if (!vecPerRow) shared[v] = y;
           llvm::AllocaInst *slot = acc[r * vectors + v];
-          llvm::Value *sum = b().CreateIntrinsic(llvm::Intrinsic::fmuladd, {vecTy},
-                                                 {bc, y, b().CreateLoad(vecTy, slot)});
-          b().CreateStore(sum, slot);
+          b().CreateStore(combine(b().CreateLoad(vecTy, slot), y, bc), slot);
         }
       }
       cg.popScope();
@@ -254,12 +258,14 @@ struct TileEmitter {
     });
   }
 
-  // The innermost reduction loop of one block. Unswitching: when every guard
-  // of the operands ignores its variable, one test before the loop shows
-  // whether the whole block is in range; such blocks (all but the ragged
-  // edges) run a loop of plain loads without branches. Edge blocks run one
-  // vector column at a time, so that their lane masks (k registers, or
-  // vector registers before AVX-512) stay few — except under outer
+  // The innermost reduction loop of one block. Unswitching: one test before
+  // the loop shows whether the whole block is in range — its guards ignore
+  // the loop's variable, or are affine in it (a pooling window's
+  // `0 <= x + s - pad < W` along s), and then hold over the whole loop if
+  // they hold at its first and last iteration. Such blocks (all but the
+  // ragged edges) run a loop of plain loads without branches. Edge blocks
+  // run one vector column at a time, so that their lane masks (k registers,
+  // or vector registers before AVX-512) stay few — except under outer
   // reduction loops with AVX-512: there the guards change with the outer
   // variables (a convolution's padding), nearly every block is an edge at
   // some window position, and the whole block runs with its masks (at most
@@ -269,29 +275,50 @@ struct TileEmitter {
   template <typename RowValue>
   void innermost(int64_t rows, RowValue rowValue, llvm::Value *j0, const std::vector<llvm::Value *> &tail,
                  const std::vector<llvm::AllocaInst *> &acc, int64_t vectors) {
-    const std::string &k = n.kLoops.back()->var;
+    const ir::LStmt &kLoop = *n.kLoops.back();
+    const std::string &k = kLoop.var;
+    const Expr bcastPred = n.bcast ? n.bcast->pred : nullptr;
     bool vecPerRow = n.rowLoop && mentionsVar(n.vec, n.rowLoop->var);
     auto edge = [&] {
       for (int64_t v = 0; v < vectors; ++v) reductionLoop(rows, rowValue, j0, v, v + 1, tail, acc, vectors, false);
     };
     bool maskedBlock = n.kLoops.size() > 1 && vectorRegisterCount(cg.target) == 32 && !vecPerRow &&
-                       vectors <= kMaxMaskedVectors && !mentionsVar(n.bcast->pred, k);
-    bool kGuarded = mentionsVar(n.bcast->pred, k) || mentionsVar(n.vec->pred, k);
-    if (kGuarded && !maskedBlock) return edge();
+                       vectors <= kMaxMaskedVectors && !mentionsVar(bcastPred, k);
+    bool kGuarded = mentionsVar(bcastPred, k) || mentionsVar(n.vec->pred, k);
+    bool kAffine = affineIn(bcastPred, k) && affineIn(n.vec->pred, k);
+    if (kGuarded && !maskedBlock && !kAffine) return edge();
     auto [loopGuard, fixedGuard] = splitGuard(n.vec->pred, k);
     llvm::Value *inRange = b().getTrue();
     std::vector<llvm::Value *> masks(vectors, nullptr);
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t v = 0; v < vectors; ++v)
         at(rowValue(r), j0, v, [&] {
-          if (v == 0 && n.bcast->pred) inRange = b().CreateAnd(inRange, lowerExprAs(cg, n.bcast->pred, ScalarType::Bool));
+          if (v == 0 && bcastPred && !mentionsVar(bcastPred, k))
+            inRange = b().CreateAnd(inRange, lowerExprAs(cg, bcastPred, ScalarType::Bool));
           if (r == 0 || vecPerRow) {
             masks[v] = b().CreateAnd(tail[v], laneMask(fixedGuard));
             inRange = b().CreateAnd(inRange, b().CreateAndReduce(masks[v]));
           }
         });
     auto masked = [&] { reductionLoop(rows, rowValue, j0, 0, vectors, tail, acc, vectors, false, &masks, loopGuard); };
-    if (kGuarded) return masked();
+    if (kGuarded && !kAffine) return masked();
+    if (kGuarded) {
+      llvm::Value *first = lowerExprAs(cg, kLoop.min, ScalarType::I64);
+      llvm::Value *last = b().CreateSub(b().CreateAdd(first, lowerExprAs(cg, kLoop.extent, ScalarType::I64)), b().getInt64(1));
+      for (llvm::Value *kv : {first, last}) {
+        cg.pushScope();
+        cg.bind(k, {kv, ScalarType::I64});
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t v = 0; v < vectors; ++v)
+            at(rowValue(r), j0, v, [&] {
+              if (v == 0 && mentionsVar(bcastPred, k))
+                inRange = b().CreateAnd(inRange, lowerExprAs(cg, bcastPred, ScalarType::Bool));
+              if ((r == 0 || vecPerRow) && loopGuard)
+                inRange = b().CreateAnd(inRange, b().CreateAndReduce(laneMask(loopGuard)));
+            });
+        cg.popScope();
+      }
+    }
     emitIfElse(inRange, [&] { reductionLoop(rows, rowValue, j0, 0, vectors, tail, acc, vectors, true); }, [&] {
       if (maskedBlock) masked();
       else edge();

@@ -1,5 +1,6 @@
 #include "backends/x86/MatchContraction.h"
 
+#include "backends/x86/LaneMask.h"
 #include "ir/Simplify.h"
 
 #include <algorithm>
@@ -13,40 +14,8 @@ using ir::mentionsVar;
 using ir::LStmt;
 
 bool unitStrideIn(const Expr &e, const std::string &var) {
-  if (!e || !ir::isInteger(e->type)) return false;
-  ir::LinearForm f = ir::linearize(ir::simplify(e));
-  int unit = 0;
-  for (const auto &[atom, coef] : f.terms) {
-    bool isVar = atom->kind == ExprKind::Var && atom->name == var;
-    if (isVar && coef == 1) ++unit;
-    else if (mentionsVar(atom, var)) return false;
-  }
-  return unit == 1;
-}
-
-static void conjuncts(const Expr &e, std::vector<Expr> &out) {
-  if (e->kind == ExprKind::Binary && e->binOp == BinOp::And) {
-    conjuncts(e->args[0], out);
-    conjuncts(e->args[1], out);
-    return;
-  }
-  out.push_back(e);
-}
-
-bool laneMaskable(const Expr &pred, const std::string &var) {
-  if (!pred) return true;
-  std::vector<Expr> terms;
-  conjuncts(pred, terms);
-  for (const Expr &t : terms) {
-    if (!mentionsVar(t, var)) continue;
-    bool cmp = t->kind == ExprKind::Binary && (t->binOp == BinOp::LT || t->binOp == BinOp::LE ||
-                                               t->binOp == BinOp::GT || t->binOp == BinOp::GE);
-    if (!cmp) return false;
-    const Expr &a = t->args[0], &b = t->args[1];
-    bool ok = (unitStrideIn(a, var) && !mentionsVar(b, var)) || (unitStrideIn(b, var) && !mentionsVar(a, var));
-    if (!ok) return false;
-  }
-  return true;
+  std::optional<int64_t> c = laneStride(e, var);
+  return c && *c == 1;
 }
 
 static const LStmt *single(const ir::LStmtPtr &s) {
@@ -149,22 +118,23 @@ std::optional<ContractionNest> matchContraction(const LStmt &kLoop, std::string 
     return std::nullopt;
   }
   const Expr &v = next->value;
-  if (v->kind != ExprKind::Binary || v->binOp != BinOp::Add) {
-    m.fail("the stored value is not a sum");
-    return std::nullopt;
-  }
-  for (int side = 0; side < 2; ++side) {
+  bool folds = v->kind == ExprKind::Binary && (v->binOp == BinOp::Add || v->binOp == BinOp::Max || v->binOp == BinOp::Min);
+  for (int side = 0; folds && side < 2 && !n.accLoad; ++side) {
     const Expr &a = v->args[side], &p = v->args[1 - side];
     bool isAcc = a->kind == ExprKind::Load && a->tensor.get() == &acc && a->args.size() == next->indices.size();
     for (size_t d = 0; isAcc && d < a->args.size(); ++d) isAcc = ir::sameExpr(a->args[d], next->indices[d]);
-    if (isAcc && p->kind == ExprKind::Binary && p->binOp == BinOp::Mul) {
-      n.accLoad = a;
+    if (!isAcc) continue;
+    n.accLoad = a;
+    if (v->binOp == BinOp::Add && p->kind == ExprKind::Binary && p->binOp == BinOp::Mul) {
       n.bcast = p->args[0];
       n.vec = p->args[1];
+    } else {
+      n.combine = v->binOp == BinOp::Add ? Combine::Add : v->binOp == BinOp::Max ? Combine::Max : Combine::Min;
+      n.vec = p;
     }
   }
   if (!n.accLoad) {
-    m.fail("the store is not T[..] = T[..] + X * Y");
+    m.fail("the store is not T[..] = T[..] + X * Y, T[..] + X, max(T[..], X) or min(T[..], X)");
     return std::nullopt;
   }
   if (n.accLoad->pred && !(next->pred && ir::sameExpr(n.accLoad->pred, next->pred))) {
@@ -187,9 +157,9 @@ std::optional<ContractionNest> matchContraction(const LStmt &kLoop, std::string 
     m.fail("the accumulator is not contiguous along the innermost loop");
     return std::nullopt;
   }
-  if (!m.operand(n.bcast, acc) || !m.operand(n.vec, acc)) return std::nullopt;
-  if (mentionsVar(n.bcast, j)) std::swap(n.bcast, n.vec);
-  if (mentionsVar(n.bcast, j)) {
+  if ((n.bcast && !m.operand(n.bcast, acc)) || !m.operand(n.vec, acc)) return std::nullopt;
+  if (n.bcast && mentionsVar(n.bcast, j)) std::swap(n.bcast, n.vec);
+  if (n.bcast && mentionsVar(n.bcast, j)) {
     m.fail("both operands vary along the innermost loop");
     return std::nullopt;
   }

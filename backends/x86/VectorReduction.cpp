@@ -1,6 +1,7 @@
 #include "backends/x86/VectorReduction.h"
 
 #include "backends/common/LowerExprToLLVM.h"
+#include "backends/x86/LaneMask.h"
 #include "backends/x86/MatchContraction.h"
 
 #include <llvm/IR/Intrinsics.h>
@@ -103,29 +104,9 @@ struct ReductionEmitter {
     return b().CreateBinaryIntrinsic(r.op == BinOp::Max ? llvm::Intrinsic::maxnum : llvm::Intrinsic::minnum, a, e);
   }
 
-  // Lanes l where `pred` holds with the loop variable at j0 + l.
-  llvm::Value *laneMask(const Expr &pred, llvm::Value *j0) {
-    llvm::Value *all = llvm::Constant::getAllOnesValue(llvm::FixedVectorType::get(b().getInt1Ty(), lanes));
-    if (!pred) return all;
-    if (pred->kind == ExprKind::Binary && pred->binOp == BinOp::And)
-      return b().CreateAnd(laneMask(pred->args[0], j0), laneMask(pred->args[1], j0));
-    if (!mentionsVar(pred, r.loop->var)) return splat(lowerExprAs(cg, pred, ScalarType::Bool));
-    std::vector<llvm::Constant *> iota;
-    for (int l = 0; l < lanes; ++l) iota.push_back(b().getInt64(l));
-    bool left = mentionsVar(pred->args[0], r.loop->var);
-    llvm::Value *moving = b().CreateAdd(splat(lowerExprAs(cg, pred->args[left ? 0 : 1], ScalarType::I64)),
-                                        llvm::ConstantVector::get(iota));
-    llvm::Value *fixed = splat(lowerExprAs(cg, pred->args[left ? 1 : 0], ScalarType::I64));
-    using P = llvm::CmpInst;
-    P::Predicate p = pred->binOp == BinOp::LT   ? (left ? P::ICMP_SLT : P::ICMP_SGT)
-                     : pred->binOp == BinOp::LE ? (left ? P::ICMP_SLE : P::ICMP_SGE)
-                     : pred->binOp == BinOp::GT ? (left ? P::ICMP_SGT : P::ICMP_SLT)
-                                                : (left ? P::ICMP_SGE : P::ICMP_SLE);
-    return b().CreateICmp(p, moving, fixed);
-  }
-
-  // One operand as a vector at lanes j0.. (`tail`: lanes in range, null = all).
-  llvm::Value *operand(const Expr &e, llvm::Value *j0, llvm::Value *tail) {
+  // One operand as a vector at the lanes from the loop variable's bound
+  // value on (`tail`: lanes in range, null = all).
+  llvm::Value *operand(const Expr &e, llvm::Value *tail) {
     if (!mentionsVar(e, r.loop->var)) return splat(lowerExprAs(cg, e, e->tensor->dtype));
     llvm::Value *linear = b().getInt64(0);
     const ir::TensorDecl &t = *e->tensor;
@@ -135,7 +116,7 @@ struct ReductionEmitter {
     }
     llvm::Value *ptr = b().CreateGEP(cg.memType(t.dtype), cg.buffer(t), linear, t.name + ".vaddr");
     if (!tail && !e->pred) return b().CreateAlignedLoad(vecTy, ptr, align);
-    llvm::Value *mask = laneMask(e->pred, j0);
+    llvm::Value *mask = emitLaneMask(cg, e->pred, r.loop->var, lanes);
     if (tail) mask = b().CreateAnd(mask, tail);
     llvm::Value *pad = e->pad ? lowerExprAs(cg, e->pad, t.dtype) : llvm::Constant::getNullValue(elem);
     return b().CreateMaskedLoad(vecTy, ptr, align, mask, splat(pad));
@@ -145,12 +126,12 @@ struct ReductionEmitter {
   llvm::Value *step(llvm::Value *acc, llvm::Value *j0, llvm::Value *tail) {
     cg.pushScope();
     cg.bind(r.loop->var, {j0, ScalarType::I64});
-    llvm::Value *x = operand(r.lhs, j0, tail);
+    llvm::Value *x = operand(r.lhs, tail);
     llvm::Value *next;
     if (r.rhs && r.op == BinOp::Add)
-      next = b().CreateIntrinsic(llvm::Intrinsic::fmuladd, {vecTy}, {x, operand(r.rhs, j0, tail), acc});
+      next = b().CreateIntrinsic(llvm::Intrinsic::fmuladd, {vecTy}, {x, operand(r.rhs, tail), acc});
     else
-      next = combine(acc, r.rhs ? b().CreateFMul(x, operand(r.rhs, j0, tail)) : x);
+      next = combine(acc, r.rhs ? b().CreateFMul(x, operand(r.rhs, tail)) : x);
     cg.popScope();
     return tail ? b().CreateSelect(tail, next, acc) : next;
   }

@@ -8,9 +8,10 @@
 # stack — no spills or reloads, i.e. no `(%rsp)` operands (generated code
 # omits the frame pointer, so %rbp is an ordinary register). Fails
 # when there is no hot block. Options: -DMASKED=ON also counts loops with
-# lane masks (a convolution's tiles read the padded image masked in their
-# hot loop); -DMIN_FMAS=N requires some hot loop with at least N FMAs (the
-# full register tile).
+# lane masks computed before the loop (a convolution's tiles read the padded
+# image masked in their hot loop; a loop that compares lanes on every step
+# is an edge tile evaluating its guard per step, not hot); -DMIN_FMAS=N
+# requires some hot loop with at least N FMAs (the full register tile).
 cmake_policy(SET CMP0007 NEW)
 include(${CMAKE_CURRENT_LIST_DIR}/EmitAsm.cmake)
 set(fma_loops 0)
@@ -41,7 +42,8 @@ foreach(line IN LISTS lines)
     # with FMAs but accumulates nothing: elementwise math, whose vector
     # epilogue may run narrower vectors, not a register tile.
     if(self_loop AND block MATCHES "vfmadd[0-9]+p[sd]" AND NOT block MATCHES "vrndscalep"
-       AND (MASKED OR NOT block MATCHES "\\{%k[1-7]\\}|vmaskmov"))
+       AND (MASKED OR NOT block MATCHES "\\{%k[1-7]\\}|vmaskmov")
+       AND NOT (MASKED AND block MATCHES "vpcmp"))
       math(EXPR fma_loops "${fma_loops} + 1")
       string(REGEX MATCHALL "vfmadd[0-9]+p[sd]" fmas "${block}")
       list(LENGTH fmas n_fmas)

@@ -56,23 +56,46 @@ void checkPool(const LoweredFunc &f, int64_t H, int64_t W, int64_t kernel, int64
 
 } // namespace
 
-TEST_CASE("deinterleave: a stride-2 window row is copied into two phase rows once per window row") {
+TEST_CASE("deinterleave: a stride-2 window's rows are copied into padded phase rows above the window loops") {
   std::string text = schedtest::loopIRText(kPool2d);
-  // In the stride == 2 copy: one copy per (y, r), before the s loop, of the
-  // even and odd elements; the x loops read the phase of s - pad.
+  // In the stride == 2 copy of the interior rows: before the window loops
+  // (r, s), so that the backend keeps Y in registers across them, each of
+  // the window's rows d is copied into its even and odd elements, phase
+  // major, after L = ceil(pad / 2) columns of -inf; the x loops read the
+  // phase of s - pad in window row r without a guard (the padding columns
+  // hold the `else` value).
   size_t two = text.find("if (stride == 2) {");
   REQUIRE(two != std::string::npos);
   std::string s2 = text.substr(two);
-  CHECK(s2.find("alloc local X_phases: f32[2, cdiv(W, 2)];") != std::string::npos);
-  CHECK(s2.find("X_phases[0, j] = X[-pad + r + y * 2, j * 2];\n") != std::string::npos);
-  CHECK(s2.find("X_phases[1, j] = X[-pad + r + y * 2, j * 2 + 1];\n") != std::string::npos);
-  CHECK(s2.find("X_phases[q, W / 2] = X[-pad + r + y * 2, q + W / 2 * 2];") != std::string::npos);
-  CHECK(s2.find("max(Y[y, x], X_phases[(-pad + s) % 2, x + (-pad + s) / 2])") != std::string::npos);
-  size_t copy = s2.find("X_phases[0, j] ="), window = s2.find("for s in 0..kernel");
+  const std::string L = "max(0, -(-pad / 2))";
+  CHECK(s2.find("alloc local X_phases: f32[2, kernel, " + L + " + max(cdiv(W, 2), ") != std::string::npos);
+  CHECK(s2.find("for j in 0.." + L + " {\n                X_phases[q, d, j] = -inf;") != std::string::npos);
+  CHECK(s2.find("X_phases[0, d, j + " + L + "] = X[d - pad + y * 2, j * 2];\n") != std::string::npos);
+  CHECK(s2.find("X_phases[1, d, j + " + L + "] = X[d - pad + y * 2, j * 2 + 1];\n") != std::string::npos);
+  CHECK(s2.find("X_phases[q, d, W / 2 + " + L + "] = X[d - pad + y * 2, q + W / 2 * 2];") != std::string::npos);
+  CHECK(s2.find("max(Y[y, x], X_phases[(-pad + s) % 2, r, x + (-pad + s) / 2 + " + L + "]);") != std::string::npos);
+  size_t copy = s2.find("X_phases[0, d, j + "), window = s2.find("for r in 0..kernel");
   CHECK(copy < window);
   // The general copy (stride unknown) has no constant stride: untouched.
   size_t general = text.rfind("} else {");
   CHECK(text.find("x * stride", general) != std::string::npos);
+}
+
+TEST_CASE("deinterleave: a strided product is copied once per window row, guarded") {
+  // A contraction's window loops hold the channel loops too; hoisting its
+  // copy above them would hold C x R rows. It stays inside r, before s.
+  // PartitionLoops split x, and the edge loops' bounds depend on s, so the
+  // reach of their reads is not known before the loop: no padding, the
+  // reads keep their guards.
+  std::string text = schedtest::loopIRText(R"(op conv(X: f32[H, W], Wt: f32[3, 3]) -> Y: f32[(H - 3) / 2 + 1, (W - 3) / 2 + 1] {
+  Y[y, x] = sum(r < 3, s < 3) (X[y*2 + r, x*2 + s] else 0) * Wt[r, s];
+})");
+  CHECK(text.find("alloc local X_phases: f32[2, cdiv(W, 2)];") != std::string::npos);
+  CHECK(text.find("X_phases[0, j] = X[r + y * 2, j * 2];") != std::string::npos);
+  size_t r = text.find("for r in 0..3"), copy = text.find("X_phases[0, j] ="), s = text.find("for s in 0..3");
+  CHECK(r < copy);
+  CHECK(copy < s);
+  CHECK(text.find("(X_phases[s % 2, x + s / 2] when s + x * 2 < W else 0.0)") != std::string::npos);
 }
 
 TEST_CASE("deinterleave: pooling with phase rows equals the definition") {
