@@ -9,7 +9,8 @@
 //
 // where T's element does not move with any k, one operand (the broadcast) does
 // not depend on j and the other (the vector operand) walks memory with unit
-// stride along j. This covers accumulating default schedules
+// stride along j (a trailing index pair [e / S, e % S] over the tensor's
+// last extent counts as the one index e, ir/FlatIndex.h). This covers accumulating default schedules
 // (`C[i, j] += A[i, k] * B[k, j]`) and user kernels with `register`
 // accumulator tiles (examples/matmul.tk). Predicates of the form
 // `affine(j) < bound` (and <=, >, >=) become lane masks.
