@@ -126,6 +126,78 @@ MStmtPtr loops(const std::vector<IndexVar> &vars, MStmtPtr body, SourceLoc loc) 
   return body;
 }
 
+Expr conjoin(const Expr &a, Expr b) { return a ? binary(BinOp::And, a, std::move(b)) : b; }
+
+// The flat pixel version's substitutions and run-time condition.
+struct Flat {
+  std::vector<std::pair<std::string, Expr>> values; // window variables 0, scalars 1 or 0
+  Expr cond;                                        // null: always applies
+};
+
+// When the window variables are 0 (extents 1), the scalars multiplying an
+// index variable in the image's last two indices are 1 and the scalars
+// added there are 0, those indices are the output's own (y, x); if the
+// image and output rows then also have the same length and count, pixel
+// (y, x) of both is element y*W + x of one contiguous row per channel, and
+// the convolution is a matmul over that row. `img` is the image factor of
+// the unit-stride version, `given` the values its `if` already tests;
+// nullopt when it cannot become (y, x), there is no y (rank-2 output) or
+// no channel loop.
+std::optional<Flat> flatPixels(const Op &op, const Roles &r, const Expr &img,
+                               const std::vector<std::pair<std::string, Expr>> &given) {
+  const Assign &a = *r.a;
+  const std::vector<Expr> &idx = img->args;
+  if (r.xDim == 0 || r.xDim - 1 == r.fDim || idx.size() < 2 || r.kOrder.size() == r.windowVars) return std::nullopt;
+  Flat fl;
+  std::vector<std::pair<std::string, Expr>> fixed = given; // and the window extents, for the shape test
+  auto require = [&](const Expr &e, int64_t v) {
+    Expr s = simplify(e);
+    int64_t c;
+    if (isConstInt(s, &c)) return c == v;
+    fl.cond = conjoin(fl.cond, binary(BinOp::EQ, s, intImm(v)));
+    if (s->kind == ExprKind::Var) fixed.push_back({s->name, intImm(v)});
+    return true;
+  };
+  for (size_t k = 0; k < r.windowVars; ++k) {
+    if (!require(r.kOrder[k].extent, 1)) return std::nullopt;
+    fl.values.push_back({r.kOrder[k].name, intImm(0)});
+  }
+  std::set<std::string> scalars, unit, zero;
+  for (const Param &p : op.inputs)
+    if (p.isScalar() && isInteger(p.type)) scalars.insert(p.name);
+  for (size_t d = idx.size() - 2; d < idx.size(); ++d)
+    for (const auto &[atom, coef] : linearize(simplify(idx[d])).terms)
+      visitExpr(atom, [&](const Expr &n) {
+        if (n->kind == ExprKind::Var && scalars.count(n->name)) (atom->kind == ExprKind::Var ? zero : unit).insert(n->name);
+      });
+  for (const std::string &p : unit) {
+    if (zero.count(p)) return std::nullopt;
+    require(var(p, VarKind::Symbol), 1);
+    fl.values.push_back({p, intImm(1)});
+  }
+  for (const std::string &p : zero) {
+    require(var(p, VarKind::Symbol), 0);
+    fl.values.push_back({p, intImm(0)});
+  }
+  const std::string &y = a.vars[r.xDim - 1].name, &x = a.vars[r.xDim].name;
+  auto is = [](const Expr &e, const std::string &v) { return e->kind == ExprKind::Var && e->name == v; };
+  size_t n = idx.size();
+  if (!is(simplify(substitute(idx[n - 2], fl.values)), y) || !is(simplify(substitute(idx[n - 1], fl.values)), x))
+    return std::nullopt;
+  for (size_t d = 0; d + 2 < n; ++d)
+    if (mentionsVar(idx[d], y) || mentionsVar(idx[d], x)) return std::nullopt;
+  // Same row length and row count; tested at run time unless the values
+  // fixed above prove it (stdlib conv2d: (H + 2*pad - ..) / stride + 1 is H).
+  fixed.insert(fixed.end(), fl.values.begin(), fl.values.end());
+  const std::vector<Expr> &in = img->tensor->shape, &out = a.target->shape;
+  for (size_t k = 1; k <= 2; ++k) {
+    Expr o = simplify(out[out.size() - k]), i = simplify(in[in.size() - k]);
+    if (!sameExpr(simplify(substitute(o, fixed)), simplify(substitute(i, fixed))))
+      fl.cond = conjoin(fl.cond, binary(BinOp::EQ, o, i));
+  }
+  return fl;
+}
+
 } // namespace
 
 ConvolutionTiles chooseConvolutionTiles(int vectorBits, int elemBytes) {
@@ -152,7 +224,7 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
   const Assign &a = *ro.a;
   SourceLoc loc = a.loc;
   FreshNames fresh(*op, a);
-  std::string fb = fresh("fb"), xb = fresh("xb"), fr = fresh("fr"), xx = fresh("xx");
+  std::string fb = fresh("fb"), xb = fresh("xb"), pb = fresh("pb"), fr = fresh("fr"), xx = fresh("xx");
   const IndexVar &fv = a.vars[ro.fDim], &xv = a.vars[ro.xDim];
   Expr panels = ceilDiv(fv.extent, intImm(t.mr));
   Expr fIdx = add(mul(loopVar(fb), intImm(t.mr)), loopVar(fr));
@@ -190,20 +262,6 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
   MStmtPtr pack = mMapFor({fb}, MappingAtom::Kind::Spatial, {simplify(panels)}, WorkerKind::Cores,
                           loops(ro.kOrder, packRow, loc), loc);
 
-  // One version of the tiles for an image expression.
-  // Tasks: output rows of nr columns (all filters); inside, the channel
-  // variable is cut into blocks of kc so that the image rows one block
-  // reads (kc x window rows x nr) stay in L1 while every filter panel
-  // passes over them.
-  std::vector<std::string> workers;
-  std::vector<Expr> spatial;
-  for (size_t d = 0; d < a.vars.size(); ++d)
-    if (d != ro.fDim && d != ro.xDim) {
-      workers.push_back(a.vars[d].name);
-      spatial.push_back(a.vars[d].extent);
-    }
-  workers.push_back(xb);
-  spatial.push_back(simplify(ceilDiv(xv.extent, intImm(t.nr))));
   std::vector<Expr> oIdx;
   for (size_t d = 0; d < a.vars.size(); ++d) oIdx.push_back(simplify(vmap[d].second));
   std::vector<IndexVar> window(ro.kOrder.begin(), ro.kOrder.begin() + ro.windowVars);
@@ -218,43 +276,86 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
       if (name == channel->name) e = blocked;
     fIdxC[ro.kOrder.size()] = blocked;
   }
-  auto tiles = [&](const Expr &img) {
-    Expr imgV = simplifyIndices(substitute(img, vmap)), filtV = load(packed, fIdxC);
+  // One version of the tiles. A task is nr of `cols` columns (numbered by
+  // `col`) for all filters and one value of each output index but f and
+  // those the columns `covered`; it writes `out` += `img` * `filt` under
+  // the reduction loops `outer` and the channel loop. The channel variable
+  // is cut into blocks of kc so that the image rows one block reads
+  // (kc x window rows x nr) stay in L1 while every filter panel passes over
+  // them.
+  auto tiles = [&](const std::set<size_t> &covered, const std::string &col, const Expr &cols,
+                   const std::vector<Expr> &out, const Expr &img, const Expr &filt,
+                   const std::vector<IndexVar> &outer) {
+    std::vector<std::string> workers;
+    std::vector<Expr> spatial;
+    for (size_t d = 0; d < a.vars.size(); ++d)
+      if (d != ro.fDim && !covered.count(d)) {
+        workers.push_back(a.vars[d].name);
+        spatial.push_back(a.vars[d].extent);
+      }
+    workers.push_back(col);
+    spatial.push_back(simplify(ceilDiv(cols, intImm(t.nr))));
     MStmtPtr init = mMapFor({fr, xx}, MappingAtom::Kind::Repeat, {intImm(t.mr), intImm(t.nr)}, std::nullopt,
-                            mStore(a.target, oIdx, floatImm(0, a.target->dtype), AccumOp::None, loc), loc);
-    MStmtPtr fma = mStore(a.target, oIdx, ro.imgFirst ? mul(imgV, filtV) : mul(filtV, imgV), AccumOp::Add, loc);
+                            mStore(a.target, out, floatImm(0, a.target->dtype), AccumOp::None, loc), loc);
+    MStmtPtr fma = mStore(a.target, out, ro.imgFirst ? mul(img, filt) : mul(filt, img), AccumOp::Add, loc);
     MStmtPtr nest = mMapFor({fr, xx}, MappingAtom::Kind::Repeat, {intImm(t.mr), intImm(t.nr)}, std::nullopt, fma, loc);
     if (channel) {
       Expr live = binary(BinOp::Min, intImm(t.kc), sub(channel->extent, mul(loopVar(cb), intImm(t.kc))));
       nest = seqFor(channel->name, live, nest, loc);
     }
-    nest = seqFor(fb, panels, loops(window, nest, loc), loc);
+    nest = seqFor(fb, panels, loops(outer, nest, loc), loc);
     if (channel) nest = seqFor(cb, ceilDiv(channel->extent, intImm(t.kc)), nest, loc);
     return mMapFor(workers, MappingAtom::Kind::Spatial, spatial, WorkerKind::Cores,
                    mBlock({seqFor(fb, panels, init, loc), nest}, loc), loc);
   };
-
-  MStmtPtr compute = tiles(ro.img);
-  if (!ro.unitParams.empty()) {
-    std::vector<std::pair<std::string, Expr>> ones;
-    Expr cond;
-    for (const std::string &p : ro.unitParams) {
-      ones.push_back({p, intImm(1)});
-      Expr eq = binary(BinOp::EQ, var(p, VarKind::Symbol), intImm(1));
-      cond = cond ? binary(BinOp::And, cond, eq) : eq;
-    }
+  // Row tiles: nr columns x of one output row.
+  auto rowTiles = [&](const Expr &img) {
+    return tiles({ro.xDim}, xb, xv.extent, oIdx, simplifyIndices(substitute(img, vmap)), load(packed, fIdxC), window);
+  };
+  // Flat tiles: nr consecutive pixels p = pb*nr + xx of one image, output
+  // pixel (p / OW, p % OW), image pixel (p / W, p % W) (ir/FlatIndex.h).
+  auto flatTiles = [&](const Expr &img, const Flat &fl) {
+    size_t yDim = ro.xDim - 1;
+    const std::vector<Expr> &os = a.target->shape;
+    Expr p = add(mul(loopVar(pb), intImm(t.nr)), loopVar(xx)), ow = os[ro.xDim], w = img->tensor->shape.back();
+    std::vector<Expr> out = oIdx;
+    out[yDim] = simplify(binary(BinOp::Div, p, ow));
+    out[ro.xDim] = simplify(binary(BinOp::Mod, p, ow));
+    std::vector<std::pair<std::string, Expr>> at = vmap;
+    at[yDim].second = binary(BinOp::Div, p, w);
+    at[ro.xDim].second = binary(BinOp::Mod, p, w);
+    Expr imgV = simplifyIndices(substitute(substitute(img, fl.values), at));
+    std::vector<IndexVar> outer(ro.kOrder.begin() + ro.windowVars, ro.kOrder.end() - 1);
+    return tiles({yDim, ro.xDim}, pb, mul(os[yDim], ow), out, imgV, substitute(load(packed, fIdxC), fl.values), outer);
+  };
+  auto ifElse = [&](const Expr &cond, MStmtPtr thenS, MStmtPtr elseS) {
     auto branch = std::make_shared<MStmt>();
     branch->kind = MStmt::Kind::If;
     branch->loc = loc;
     branch->cond = cond;
-    branch->thenS = tiles(substitute(ro.img, ones));
-    // Other strides and dilations: the default schedule, whose inner loop
-    // over x the later loop-IR passes specialise (stride 2: interleaved
-    // vector loads) and split at the padding; these tiles with a run-time
-    // stride would run their register tile one lane at a time.
-    branch->elseS = defaultSchedule(op, TargetDesc{})->body;
-    compute = branch;
+    branch->thenS = std::move(thenS);
+    branch->elseS = std::move(elseS);
+    return branch;
+  };
+
+  // The unit-stride version: the integer scalars multiplying x in the
+  // image's last index set to 1 (no `if` when there are none), and within
+  // it the flat pixel version where it applies.
+  std::vector<std::pair<std::string, Expr>> ones;
+  Expr unitCond;
+  for (const std::string &p : ro.unitParams) {
+    ones.push_back({p, intImm(1)});
+    unitCond = conjoin(unitCond, binary(BinOp::EQ, var(p, VarKind::Symbol), intImm(1)));
   }
+  Expr unitImg = substitute(ro.img, ones);
+  MStmtPtr compute = rowTiles(unitImg);
+  if (std::optional<Flat> fl = flatPixels(*op, ro, unitImg, ones))
+    compute = fl->cond ? ifElse(fl->cond, flatTiles(unitImg, *fl), compute) : flatTiles(unitImg, *fl);
+  // Other strides and dilations: the default schedule, whose inner loop
+  // over x the later loop-IR passes specialise (stride 2: interleaved
+  // vector loads) and split at the padding; these tiles with a run-time
+  // stride would run their register tile one lane at a time.
+  if (unitCond) compute = ifElse(unitCond, compute, defaultSchedule(op, TargetDesc{})->body);
 
   return synthesizedKernel(op, TargetFamily::Cpu, mBlock({alloc, pack, compute}, op->loc));
 }

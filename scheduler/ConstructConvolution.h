@@ -36,15 +36,30 @@ bool constructConvolutionApplies(const ir::Op &op, std::string *reason = nullptr
 // a synthesized mapping-IR kernel:
 //   Fp: global[cdiv(F, mr), K1, .., Kn, mr]    (the filter, packed)
 //   for (fb) in spatial(cdiv(F, mr)) on cores { Fp[fb, k.., fr] = Filt[fb*mr + fr, ..] }
-//   if (stride == 1 && dilation == 1) { TILES(Img with them = 1) } else { TILES(Img) }
-// with TILES =
+//   if (stride == 1 && dilation == 1) {
+//     if (R == 1 && S == 1 && pad == 0) { FLAT } else { TILES(Img with them = 1) }
+//   } else { the default schedule }
+// (no `if` where the op fixes the values: a constant unit stride, a 1x1
+// window) with TILES =
 //   for (b.., xb) in spatial(B.., cdiv(OW, nr)) on cores {
 //     O[all filters, tile] = 0
 //     for cb in 0..cdiv(C, kc) { for fb in 0..cdiv(F, mr) {
 //       for window vars (r, s) { for c in 0..min(kc, C - cb*kc) {
 //         for (fr, xx) in repeat(mr, nr) { O[.., fb*mr + fr, .., xb*nr + xx] += Img * Fp[fb, k.., fr] } } } } } }
 // (c is the innermost reduction variable that is not a window variable,
-// blocked by kc; without one there is no cb loop).
+// blocked by kc; without one there is no cb loop) and FLAT the same tiles
+// over nr consecutive pixels p = pb*nr + xx of each image, for ops whose
+// image's last two indices become the output's (y, x) once the window
+// variables are 0 (extents 1) and the integer scalars there are 1
+// (multiplying an index variable) or 0 (added), and whose image and output
+// rows then have the same length and count (tested at run time unless
+// those values prove it):
+//   for (b.., pb) in spatial(B.., cdiv(OH*OW, nr)) on cores {
+//     O[.., all filters, pixels] = 0
+//     for cb { for fb { for c in 0..min(kc, C - cb*kc) { for (fr, xx) in repeat(mr, nr) {
+//       O[.., fb*mr + fr, p / OW, p % OW] += Img[.., c, p / W, p % W] * Fp[fb, 0.., c, fr] } } } } }
+// a matmul over each image's pixel row, full 16-lane vectors but for the
+// last tile (ir/FlatIndex.h: the pair [p / W, p % W] is the one index p).
 // The unit-stride version is the nest MatchContraction recognises (several
 // reduction loops); the image's padding guards ignore the innermost
 // (channel) loop, so they become lane masks computed once per window step.

@@ -1,5 +1,6 @@
 #include "scheduler/PredicateAccesses.h"
 
+#include "ir/FlatIndex.h"
 #include "ir/IRRewrite.h"
 #include "ir/Simplify.h"
 
@@ -88,24 +89,55 @@ bool provablyNonNegative(const Expr &e, const Guards &sc) {
   }
 }
 
-Expr guard(const TensorDecl &t, const std::vector<Expr> &indices, const Guards &sc) {
-  Expr g;
-  for (size_t d = 0; d < indices.size() && d < t.rank(); ++d) {
-    const Expr &idx = indices[d];
-    Expr X = simplify(t.shape[d]);
-    if (!provablyNonNegative(idx, sc)) g = conj(g, binary(BinOp::LE, intImm(0), idx));
-    bool below = false;
-    if (idx->kind == ExprKind::Var) {
-      auto it = sc.extent.find(idx->name);
-      below = it != sc.extent.end() && sameExpr(simplify(it->second), X);
-      auto q = sc.quotient.find(idx->name);
-      below |= q != sc.quotient.end() && sameProduct(q->second.first, mul(X, q->second.second));
+// idx = v + rest for a loop variable v in [0, E) whose extent E is (a min
+// of terms one of which is) at most X - rest: a blocked loop's
+// `for c in 0..min(kc, C - cb*kc)` reading index c + cb*kc of extent C.
+bool blockedBelow(const Expr &idx, const Expr &X, const Guards &sc) {
+  for (const auto &[atom, coef] : linearize(simplify(idx)).terms) {
+    auto it = atom->kind == ExprKind::Var && coef == 1 ? sc.extent.find(atom->name) : sc.extent.end();
+    if (it == sc.extent.end()) continue;
+    Expr rest = simplify(sub(idx, atom));
+    if (mentionsVar(rest, atom->name)) continue;
+    std::vector<Expr> bounds{it->second};
+    for (size_t i = 0; i < bounds.size(); ++i)
+      if (bounds[i]->kind == ExprKind::Binary && bounds[i]->binOp == BinOp::Min)
+        bounds.insert(bounds.end(), bounds[i]->args.begin(), bounds[i]->args.end());
+    for (const Expr &e : bounds) {
+      auto d = constBounds(simplify(sub(add(e, rest), X)), &sc.bounds);
+      if (d && d->second <= 0) return true;
     }
-    int64_t x;
-    auto b = constBounds(idx, &sc.bounds);
-    below |= b && isConstInt(X, &x) && b->second < x;
-    if (!below) g = conj(g, binary(BinOp::LT, idx, X));
   }
+  return false;
+}
+
+// Conjoins `0 <= idx && idx < X` to `g`, less the terms the enclosing
+// loops and lets prove.
+void rangeGuard(Expr &g, const Expr &idx, const Expr &X, const Guards &sc) {
+  if (!provablyNonNegative(idx, sc)) g = conj(g, binary(BinOp::LE, intImm(0), idx));
+  bool below = false;
+  if (idx->kind == ExprKind::Var) {
+    auto it = sc.extent.find(idx->name);
+    below = it != sc.extent.end() && sameProduct(it->second, X);
+    auto q = sc.quotient.find(idx->name);
+    below |= q != sc.quotient.end() && sameProduct(q->second.first, mul(X, q->second.second));
+  }
+  int64_t x;
+  auto b = constBounds(idx, &sc.bounds);
+  below |= b && isConstInt(X, &x) && b->second < x;
+  below = below || blockedBelow(idx, X, sc);
+  if (!below) g = conj(g, binary(BinOp::LT, idx, X));
+}
+
+Expr guard(const TensorDecl &t, const std::vector<Expr> &indices, const Guards &sc) {
+  // A flattened pair [e / S, e % S] over the last extent S is in range
+  // exactly when 0 <= e < H * S (ir/FlatIndex.h): one guard, linear in e,
+  // which a vector loop over e turns into a lane mask, where guards on
+  // e / S and e % S would be per-element branches.
+  Expr flat = flatTrailingIndex(t, indices);
+  size_t plain = std::min(indices.size(), t.rank()) - (flat ? 2 : 0);
+  Expr g;
+  for (size_t d = 0; d < plain; ++d) rangeGuard(g, indices[d], simplify(t.shape[d]), sc);
+  if (flat) rangeGuard(g, flat, simplify(mul(t.shape[plain], t.shape[plain + 1])), sc);
   return g ? simplify(g, &sc.bounds) : g;
 }
 

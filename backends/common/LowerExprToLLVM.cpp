@@ -1,5 +1,7 @@
 #include "backends/common/LowerExprToLLVM.h"
 
+#include "ir/FlatIndex.h"
+
 #include <llvm/ADT/APFloat.h>
 #include <llvm/IR/Intrinsics.h>
 
@@ -64,13 +66,27 @@ llvm::Value *elementAddress(CodegenContext &cg, const ir::TensorDecl &t,
   if (indices.size() != t.rank())
     throw InternalError("codegen: " + std::to_string(indices.size()) + " indices for tensor '" +
                         t.name + "' of rank " + std::to_string(t.rank()));
-  llvm::Value *linear = cg.b.getInt64(0);
-  for (size_t k = 0; k < indices.size(); ++k) {
+  return cg.b.CreateInBoundsGEP(cg.memType(t.dtype), cg.buffer(t), linearIndex(cg, t, indices), t.name + ".addr");
+}
+
+llvm::Value *linearIndex(CodegenContext &cg, const ir::TensorDecl &t, const std::vector<ir::Expr> &indices) {
+  auto extent = [&](size_t k) { return lowerExprAs(cg, t.shape[k], ScalarType::I64); };
+  // A trailing [e / S, e % S] pair is element e of the last two dimensions
+  // flattened (ir/FlatIndex.h): linear in e, with no division for LLVM to
+  // fold (it does not, for a run-time S), so vector loops see unit stride.
+  ir::Expr flat = ir::flatTrailingIndex(t, indices);
+  size_t plain = flat ? indices.size() - 2 : indices.size();
+  llvm::Value *linear = nullptr;
+  for (size_t k = 0; k < plain; ++k) {
     llvm::Value *idx = lowerExprAs(cg, indices[k], ScalarType::I64);
-    linear = k == 0 ? idx
-                    : cg.b.CreateAdd(cg.b.CreateMul(linear, lowerExprAs(cg, t.shape[k], ScalarType::I64)), idx);
+    linear = k == 0 ? idx : cg.b.CreateAdd(cg.b.CreateMul(linear, extent(k)), idx);
   }
-  return cg.b.CreateInBoundsGEP(cg.memType(t.dtype), cg.buffer(t), linear, t.name + ".addr");
+  if (flat) {
+    llvm::Value *e = lowerExprAs(cg, flat, ScalarType::I64);
+    llvm::Value *rows = cg.b.CreateMul(extent(plain), extent(plain + 1));
+    linear = linear ? cg.b.CreateAdd(cg.b.CreateMul(linear, rows), e) : e;
+  }
+  return linear ? linear : cg.b.getInt64(0);
 }
 
 llvm::Value *fromStorage(CodegenContext &cg, llvm::Value *raw, ScalarType dtype) {

@@ -22,6 +22,12 @@ llvm::Value *convertValue(CodegenContext &cg, llvm::Value *v, ir::ScalarType fro
 llvm::Value *elementAddress(CodegenContext &cg, const ir::TensorDecl &t,
                             const std::vector<ir::Expr> &indices);
 
+// The row-major element offset of t[indices...] (i64), for callers that
+// form their own (vector, not inbounds) addresses. A trailing index pair
+// [e / S, e % S] over t's last extent S contributes e itself
+// (ir/FlatIndex.h).
+llvm::Value *linearIndex(CodegenContext &cg, const ir::TensorDecl &t, const std::vector<ir::Expr> &indices);
+
 // Converts a value in storage form (cg.memType(dtype)) to register form.
 llvm::Value *fromStorage(CodegenContext &cg, llvm::Value *raw, ir::ScalarType dtype);
 

@@ -25,15 +25,17 @@ int vectorRegisterCount(const CpuTarget &target) { return target.vectorBits >= 5
 // adjacent elements (a packed panel, T[.., r] += P[.., k, r] * ..) share one
 // address register, so up to kMaxPackedRows of them fit; that is used for
 // nests with several reduction loops (ConstructConvolution's 6-row tiles)
-// only, so single-loop contractions (matmul, whose panel heights
-// ConstructSchedule chooses against the 4-row blocks) keep their blocks.
+// and for single-loop nests whose rows all fit in one such block (its flat
+// pixel version, 6 filters over one channel loop), so taller single-loop
+// tiles (matmul, whose panel heights ConstructSchedule chooses against the
+// 4-row blocks) keep blocks of 4 rather than 6 + a short remainder.
 static constexpr int64_t kMaxRows = 4, kMaxPackedRows = 6;
 // Lane masks of one block's vector operand kept live across a loop (AVX-512
 // has k1..k7).
 static constexpr int64_t kMaxMaskedVectors = 7;
 
 static bool broadcastRowsAdjacent(const ContractionNest &nest) {
-  if (!nest.bcast || !nest.rowLoop || nest.kLoops.size() < 2) return false;
+  if (!nest.bcast || !nest.rowLoop || (nest.kLoops.size() < 2 && nest.rows > kMaxPackedRows)) return false;
   const std::vector<Expr> &idx = nest.bcast->args;
   const std::string &r = nest.rowLoop->var;
   if (nest.bcast->pred || idx.empty() || !unitStrideIn(idx.back(), r)) return false;
@@ -130,13 +132,9 @@ struct TileEmitter {
 
   // Address of t[indices] without `inbounds`: a fully masked vector of a
   // ragged tile may start past the end of its tensor and is never accessed.
+  // A flattened pixel pair [e / S, e % S] is addressed as e (linearIndex).
   llvm::Value *address(const ir::TensorDecl &t, const std::vector<Expr> &indices) {
-    llvm::Value *linear = b().getInt64(0);
-    for (size_t d = 0; d < indices.size(); ++d) {
-      llvm::Value *idx = lowerExprAs(cg, indices[d], ScalarType::I64);
-      linear = d == 0 ? idx : b().CreateAdd(b().CreateMul(linear, lowerExprAs(cg, t.shape[d], ScalarType::I64)), idx);
-    }
-    return b().CreateGEP(cg.memType(t.dtype), cg.buffer(t), linear, t.name + ".vaddr");
+    return b().CreateGEP(cg.memType(t.dtype), cg.buffer(t), codegen::linearIndex(cg, t, indices), t.name + ".vaddr");
   }
 
   llvm::Value *padOf(const Expr &load) {

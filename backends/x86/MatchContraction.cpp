@@ -1,6 +1,7 @@
 #include "backends/x86/MatchContraction.h"
 
 #include "backends/x86/LaneMask.h"
+#include "ir/FlatIndex.h"
 #include "ir/Simplify.h"
 
 #include <algorithm>
@@ -35,9 +36,13 @@ struct Matcher {
   }
 
   // The last index moves with unit stride along `j`, the others ignore it.
-  bool unitStrideAccess(const std::vector<Expr> &idx, const std::string &j) {
-    if (idx.empty() || !unitStrideIn(idx.back(), j)) return false;
-    for (size_t d = 0; d + 1 < idx.size(); ++d)
+  // A trailing pair [e / S, e % S] over t's last extent counts as one index
+  // e (ir/FlatIndex.h): a flattened pixel row is contiguous in memory.
+  bool unitStrideAccess(const ir::TensorDecl &t, const std::vector<Expr> &idx, const std::string &j) {
+    Expr flat = ir::flatTrailingIndex(t, idx);
+    size_t inner = flat ? 2 : 1;
+    if (idx.size() < inner || !unitStrideIn(flat ? flat : idx.back(), j)) return false;
+    for (size_t d = 0; d + inner < idx.size(); ++d)
       if (mentionsVar(idx[d], j)) return false;
     return true;
   }
@@ -152,7 +157,7 @@ std::optional<ContractionNest> matchContraction(const LStmt &kLoop, std::string 
       }
   bool predMovesWithK = std::any_of(n.kLoops.begin(), n.kLoops.end(),
                                     [&](const LStmt *k) { return next->pred && mentionsVar(next->pred, k->var); });
-  if (predMovesWithK || !m.unitStrideAccess(next->indices, j) ||
+  if (predMovesWithK || !m.unitStrideAccess(acc, next->indices, j) ||
       !laneMaskable(next->pred, j)) {
     m.fail("the accumulator is not contiguous along the innermost loop");
     return std::nullopt;
@@ -163,7 +168,7 @@ std::optional<ContractionNest> matchContraction(const LStmt &kLoop, std::string 
     m.fail("both operands vary along the innermost loop");
     return std::nullopt;
   }
-  if (!m.unitStrideAccess(n.vec->args, j) || !laneMaskable(n.vec->pred, j) || (n.vec->pad && mentionsVar(n.vec->pad, j))) {
+  if (!m.unitStrideAccess(*n.vec->tensor, n.vec->args, j) || !laneMaskable(n.vec->pred, j) || (n.vec->pad && mentionsVar(n.vec->pad, j))) {
     m.fail("the vector operand is not contiguous along the innermost loop");
     return std::nullopt;
   }

@@ -11,12 +11,13 @@
 //         T[.., j] = max(T[.., j], X)      (a window max or min: max pooling)
 //
 // where T's element does not move with any k, the vector operand X walks
-// memory with unit stride along j and, in a contraction, the other operand
-// (the broadcast) does not depend on j. This covers accumulating default
-// schedules (`C[i, j] += A[i, k] * B[k, j]`, pooling's window loops) and
-// user kernels with `register` accumulator tiles (examples/matmul.tk).
-// Predicates that are affine comparisons in j (LaneMask.h) become lane
-// masks.
+// memory with unit stride along j (a trailing index pair [e / S, e % S]
+// over the tensor's last extent counts as the one index e, ir/FlatIndex.h)
+// and, in a contraction, the other operand (the broadcast) does not depend
+// on j. This covers accumulating default schedules (`C[i, j] += A[i, k] *
+// B[k, j]`, pooling's window loops) and user kernels with `register`
+// accumulator tiles (examples/matmul.tk). Predicates that are affine
+// comparisons in j (LaneMask.h) become lane masks.
 #pragma once
 #include "ir/LoopIR.h"
 

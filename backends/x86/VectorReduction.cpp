@@ -108,13 +108,8 @@ struct ReductionEmitter {
   // value on (`tail`: lanes in range, null = all).
   llvm::Value *operand(const Expr &e, llvm::Value *tail) {
     if (!mentionsVar(e, r.loop->var)) return splat(lowerExprAs(cg, e, e->tensor->dtype));
-    llvm::Value *linear = b().getInt64(0);
     const ir::TensorDecl &t = *e->tensor;
-    for (size_t d = 0; d < e->args.size(); ++d) {
-      llvm::Value *idx = lowerExprAs(cg, e->args[d], ScalarType::I64);
-      linear = d == 0 ? idx : b().CreateAdd(b().CreateMul(linear, lowerExprAs(cg, t.shape[d], ScalarType::I64)), idx);
-    }
-    llvm::Value *ptr = b().CreateGEP(cg.memType(t.dtype), cg.buffer(t), linear, t.name + ".vaddr");
+    llvm::Value *ptr = b().CreateGEP(cg.memType(t.dtype), cg.buffer(t), codegen::linearIndex(cg, t, e->args), t.name + ".vaddr");
     if (!tail && !e->pred) return b().CreateAlignedLoad(vecTy, ptr, align);
     llvm::Value *mask = emitLaneMask(cg, e->pred, r.loop->var, lanes);
     if (tail) mask = b().CreateAnd(mask, tail);

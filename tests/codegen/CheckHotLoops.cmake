@@ -11,7 +11,9 @@
 # lane masks computed before the loop (a convolution's tiles read the padded
 # image masked in their hot loop; a loop that compares lanes on every step
 # is an edge tile evaluating its guard per step, not hot); -DMIN_FMAS=N
-# requires some hot loop with at least N FMAs (the full register tile).
+# requires some hot loop with at least N FMAs (the full register tile);
+# -DSYMBOLS="a;b" looks only at those functions (and the parallel loop
+# bodies outlined from them, which follow them).
 cmake_policy(SET CMP0007 NEW)
 include(${CMAKE_CURRENT_LIST_DIR}/EmitAsm.cmake)
 set(fma_loops 0)
@@ -23,7 +25,19 @@ list(APPEND lines ".Lend:")
 # A loop block ends at its backward jump: what falls through after it (the
 # stores of a finished tile) is not part of the loop.
 set(loop_block "")
+set(in_scope TRUE)
 foreach(line IN LISTS lines)
+  if(DEFINED SYMBOLS AND line MATCHES "^([A-Za-z_][A-Za-z0-9_]*):")
+    list(FIND SYMBOLS ${CMAKE_MATCH_1} found)
+    if(found EQUAL -1)
+      set(in_scope FALSE)
+    else()
+      set(in_scope TRUE)
+    endif()
+  endif()
+  if(NOT in_scope)
+    continue()
+  endif()
   set(back_jump FALSE)
   if(NOT label STREQUAL "" AND line MATCHES "^[ \t]+j[a-z]+[ \t]+${label}$")
     set(back_jump TRUE)

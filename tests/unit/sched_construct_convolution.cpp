@@ -62,16 +62,17 @@ TEST_CASE("construct convolution: stdlib conv2d applies, other ops say why") {
 TEST_CASE("construct convolution: a unit-stride version behind a run-time test") {
   OpPtr conv = opFrom("import \"std/nn.tk\";\n", "conv2d");
   KernelPtr k = constructConvolution(conv, chooseConvolutionTiles(512, 4));
-  const MStmt *branch = nullptr;
+  const MStmt *branch = nullptr; // the outermost `if`
   visitMStmt(k->body, [&](const MStmt &s) {
-    if (s.kind == MStmt::Kind::If) branch = &s;
+    if (s.kind == MStmt::Kind::If && !branch) branch = &s;
   });
   REQUIRE(branch);
   CHECK(mentions(branch->cond, "stride"));
   CHECK(mentions(branch->cond, "dilation"));
   CHECK_FALSE(mentions(branch->cond, "pad"));
-  // The image's last index: x + s - pad in the then-branch (stride and
-  // dilation substituted), the general form in the else-branch.
+  // The image's last index: x + s - pad in the row tiles of the
+  // then-branch (stride and dilation substituted; the flat pixel version
+  // comes first), the general form in the else-branch.
   auto imageIndex = [&](const MStmtPtr &root) {
     Expr last;
     visitMStmt(root, [&](const MStmt &s) {
@@ -98,12 +99,49 @@ TEST_CASE("construct convolution: constant unit stride needs no version, tiles f
                     "  O[n, f, y, x] = sum(c, r, s) (X[n, c, y + r, x + s] else 0) * Wt[f, c, r, s];\n}\n",
                     "t");
   KernelPtr k = constructConvolution(op, chooseConvolutionTiles(512, 4));
-  bool branches = false;
-  visitMStmt(k->body, [&](const MStmt &s) { branches |= s.kind == MStmt::Kind::If; });
-  CHECK_FALSE(branches);
+  // The one `if` is the flat pixel version's: R = S = 1 (then H - R + 1 is H).
+  std::vector<Expr> conds;
+  visitMStmt(k->body, [&](const MStmt &s) {
+    if (s.kind == MStmt::Kind::If) conds.push_back(s.cond);
+  });
+  REQUIRE(conds.size() == 1);
+  CHECK(printExpr(conds[0]) == "R == 1 && S == 1");
   ConvolutionTiles z = chooseConvolutionTiles(512, 4), y = chooseConvolutionTiles(256, 4), d = chooseConvolutionTiles(512, 8);
   CHECK(z.mr * (z.nr / 16) + z.nr / 16 + 1 <= 32);
   CHECK(z.nr == 64);
   CHECK(y.mr * (y.nr / 8) + y.nr / 8 + 1 <= 16);
   CHECK(d.nr == 32);
+}
+
+TEST_CASE("construct convolution: 1x1 filters read flattened pixels") {
+  // A 1x1 window, no stride or padding: the flat pixel version only, tasks
+  // of 64 consecutive pixels p = pb*64 + xx whose image and output elements
+  // are [p / W, p % W], the packed filter read at window position 0.
+  OpPtr op = opFrom("op t(X: f32[N, C, H, W], Wt: f32[F, C, 1, 1]) -> O: f32[N, F, H, W] {\n"
+                    "  O[n, f, y, x] = sum(c, r, s) (X[n, c, y + r, x + s] else 0) * Wt[f, c, r, s];\n}\n",
+                    "t");
+  KernelPtr k = constructConvolution(op, chooseConvolutionTiles(512, 4));
+  bool branches = false;
+  const MStmt *fma = nullptr;
+  visitMStmt(k->body, [&](const MStmt &s) {
+    branches |= s.kind == MStmt::Kind::If;
+    if (s.kind == MStmt::Kind::Store && s.accum == AccumOp::Add) fma = &s;
+  });
+  CHECK_FALSE(branches);
+  REQUIRE(fma);
+  CHECK(printExpr(fma->indices[2]) == "(pb * 64 + xx) / W");
+  CHECK(printExpr(fma->indices[3]) == "(pb * 64 + xx) % W");
+  std::string value = printExpr(fma->value);
+  CHECK(value.find("X[n, c + cb * 64, (pb * 64 + xx) / W, (pb * 64 + xx) % W]") != std::string::npos);
+  CHECK(value.find("packed_Wt[fb, 0, 0, cb * 64 + c, fr]") != std::string::npos);
+  // A 3x3 filter has no flat version; neither has a 1-D convolution (no
+  // pixel row to flatten).
+  OpPtr conv1d = opFrom("op t(X: f32[C, W], Wt: f32[F, C, 1]) -> O: f32[F, W] {\n"
+                        "  O[f, x] = sum(c, s) (X[c, x + s] else 0) * Wt[f, c, s];\n}\n",
+                        "t");
+  bool flat = false;
+  visitMStmt(constructConvolution(conv1d, chooseConvolutionTiles(512, 4))->body, [&](const MStmt &s) {
+    flat |= s.kind == MStmt::Kind::Store && printExpr(s.value).find(" % W") != std::string::npos;
+  });
+  CHECK_FALSE(flat);
 }

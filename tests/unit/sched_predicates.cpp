@@ -4,6 +4,7 @@
 // runs in the loop-IR evaluator, which throws on an out-of-bounds access.
 #include "sched_build.h"
 #include "sched_eval.h"
+#include "scheduler/ConstructConvolution.h"
 #include "scheduler/Pipeline.h"
 
 #include <doctest/doctest.h>
@@ -136,4 +137,21 @@ TEST_CASE("predicates: a `where` lower bound makes a scalar parameter non-negati
   CHECK(with.find("(X[n, r + o * k] when r + o * k < L else 0.0)") != std::string::npos);
   std::string without = printLoweredFunc(lowerOne(make(false)));
   CHECK(without.find("(X[n, r + o * k] when 0 <= r + o * k && r + o * k < L else 0.0)") != std::string::npos);
+}
+
+TEST_CASE("predicates: a flattened pixel pair is one guard, a blocked channel none") {
+  // ConstructConvolution's flat pixel version reads X[n, c + cb*64, p / W, p % W]
+  // with p = pb*64 + xx: in range exactly when p < H * W, a guard linear in
+  // xx (a lane mask), where p / W < H would be a branch per element; the
+  // channel c in 0..min(64, C - cb*64) never reaches C.
+  ir::Module m = unittest::moduleFromSource(
+      "op conv(X: f32[N, C, H, W], Wt: f32[F, C, 1, 1]) -> O: f32[N, F, H, W] {\n"
+      "  O[n, f, y, x] = sum(c, r, s) (X[n, c, y + r, x + s] else 0) * Wt[f, c, r, s];\n}\n");
+  OpPtr op = m.ops.at(0);
+  std::string text = printLoweredFunc(lowerOne(op, constructConvolution(op, chooseConvolutionTiles(512, 4))));
+  CHECK(text.find("X[n, c + cb * 64, (pb * 64 + xx) / W, (pb * 64 + xx) % W] when") != std::string::npos);
+  CHECK(text.find("pb * 64 + xx < H * W") != std::string::npos);
+  CHECK(text.find("/ W < H") == std::string::npos);
+  CHECK(text.find("% W < W") == std::string::npos);
+  CHECK(text.find("c + cb * 64 < C") == std::string::npos);
 }

@@ -154,3 +154,57 @@ TEST_CASE("x86 register tile: several reduction loops (a convolution's window an
   CHECK_FALSE(matchContraction(*moving, &why));
   CHECK(why.find("moves with the reduction") != std::string::npos);
 }
+
+TEST_CASE("x86 register tile: flattened pixels [p / W, p % W] are one unit-stride index") {
+  // for c { for f in 0..6 { for p in 0..H*W { O[f, p / W, p % W] += P[c, f] * X[c, p / W, p % W] } } }
+  // (ConstructConvolution's flat pixel version): contiguous along p, six
+  // adjacent broadcasts in one block, and run on the baseline target with
+  // a masked tail (15 pixels in 4-lane vectors), no division per element.
+  Expr H = sym("H"), W = sym("W");
+  TensorPtr O = tensor("O", ScalarType::F32, {intImm(6), H, W}, TensorRole::Output);
+  TensorPtr P = tensor("P", ScalarType::F32, {sym("C"), intImm(6)}, TensorRole::Input);
+  TensorPtr X = tensor("X", ScalarType::F32, {sym("C"), H, W}, TensorRole::Input);
+  Expr f = loopVar("f"), p = loopVar("p"), c = loopVar("c");
+  auto pixel = [&](const Expr &divisor) {
+    return std::vector<Expr>{binary(BinOp::Div, p, divisor), binary(BinOp::Mod, p, divisor)};
+  };
+  auto nestOver = [&](const Expr &xDivisor, const Expr &pixels) {
+    std::vector<Expr> xi = pixel(xDivisor), oi = pixel(W);
+    xi.insert(xi.begin(), c);
+    oi.insert(oi.begin(), f);
+    Expr value = binary(BinOp::Add, load(O, oi), binary(BinOp::Mul, load(P, {c, f}), load(X, xi)));
+    return forLoop("c", sym("C"), forLoop("f", intImm(6), forLoop("p", pixels, store(O, oi, value))));
+  };
+  LStmtPtr root = nestOver(W, mul(H, W)), tile = nestOver(W, intImm(64));
+  std::string why;
+  auto nest = matchContraction(*root, &why);
+  REQUIRE_MESSAGE(nest, why);
+  CHECK(nest->vec->tensor == X);
+  CHECK(nest->rows == 6);
+  auto tileNest = matchContraction(*tile, &why);
+  REQUIRE_MESSAGE(tileNest, why);
+  RegisterTile t = chooseRegisterTile(*tileNest, target("x86_64-avx512"));
+  CHECK(t.rowsPerBlock == 6);
+  CHECK(t.vectorsPerRow == 4);
+  // Divided by another extent than the last, the pixels are not contiguous.
+  LStmtPtr strided = nestOver(H, mul(H, W));
+  CHECK_FALSE(matchContraction(*strided, &why));
+  CHECK(why.find("not contiguous") != std::string::npos);
+
+  LoweredFunc fn{"flat", makeOp("flat", {tensorParam(P), tensorParam(X)}, {O}, {"C", "H", "W"}), TargetFamily::Cpu,
+                 root, {}};
+  LoadedKernels lib({fn}, "x86_64");
+  auto call = lib.get<int(const float *, const float *, float *, int64_t, int64_t, int64_t)>("flat");
+  const int64_t C = 3, Hv = 3, Wv = 5;
+  std::vector<float> Pv(C * 6), Xv(C * Hv * Wv), Ov(6 * Hv * Wv + 4, 1.0f);
+  for (size_t i = 0; i < Pv.size(); ++i) Pv[i] = float(i % 7) - 3;
+  for (size_t i = 0; i < Xv.size(); ++i) Xv[i] = float(i % 5) - 2;
+  REQUIRE(call(Pv.data(), Xv.data(), Ov.data(), C, Hv, Wv) == 0);
+  for (int64_t fr = 0; fr < 6; ++fr)
+    for (int64_t px = 0; px < Hv * Wv; ++px) {
+      float want = 1;
+      for (int64_t k = 0; k < C; ++k) want += Pv[k * 6 + fr] * Xv[k * Hv * Wv + px];
+      CHECK(Ov[fr * Hv * Wv + px] == doctest::Approx(want));
+    }
+  for (int i = 0; i < 4; ++i) CHECK(Ov[6 * Hv * Wv + i] == 1.0f); // past the end: untouched
+}

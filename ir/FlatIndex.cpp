@@ -1,0 +1,32 @@
+#include "ir/FlatIndex.h"
+
+#include "ir/Simplify.h"
+
+namespace tk::ir {
+
+Expr flatTrailingIndex(const TensorDecl &t, const std::vector<Expr> &indices) {
+  size_t r = indices.size();
+  if (r < 2 || r != t.rank()) return nullptr;
+  const Expr &q = indices[r - 2], &m = indices[r - 1];
+  auto is = [](const Expr &e, BinOp op) { return e->kind == ExprKind::Binary && e->binOp == op; };
+  if (!is(m, BinOp::Mod) || !isInteger(q->type)) return nullptr;
+  // Divisors are compared simplified: passes rewrite index expressions, and
+  // the shape is stored as written.
+  Expr extent = simplify(t.shape[r - 1]), rest = simplify(m->args[0]);
+  if (!sameExpr(simplify(m->args[1]), extent)) return nullptr;
+  LinearForm head;
+  bool found = false;
+  LinearForm f = linearize(q);
+  head.constant = f.constant;
+  for (const auto &[atom, coef] : f.terms) {
+    bool quotient = !found && coef == 1 && is(atom, BinOp::Div) && sameExpr(simplify(atom->args[1]), extent) &&
+                    sameExpr(simplify(atom->args[0]), rest);
+    if (quotient) found = true;
+    else head.terms.push_back({atom, coef});
+  }
+  if (!found) return nullptr;
+  if (head.terms.empty() && head.constant == 0) return m->args[0];
+  return simplify(add(mul(fromLinear(head, q->type), extent), m->args[0]));
+}
+
+} // namespace tk::ir
