@@ -1,0 +1,93 @@
+// x86 register tiles of window reductions (max/avg pooling's nests): the
+// matcher takes T = max(T, X), min(T, X) and T + X with the window loops as
+// reduction loops, refuses a computed operand with its reason, and the
+// compiled tile equals the definition on a baseline (4-lane) target with a
+// ragged tail and a strided window guard as lane masks (LaneMask.h), on
+// blocks where the guard holds over the whole window and where it does not.
+#include <doctest/doctest.h>
+
+#include "backends/x86/EmitRegisterTile.h"
+#include "x86_support.h"
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+using namespace tk;
+using namespace tk::ir;
+using namespace tk::test;
+using namespace tk::x86;
+
+namespace {
+
+// for r in 0..R { for s in 0..S { for x in 0..N {
+//   Y[x] = op(Y[x], P[r, x + s] when 0 <= 2*x + s - 1 < W else pad) } } }
+// (P a phase-row-like buffer read at unit stride, guarded by the strided
+// column of the original image, as DeinterleaveStridedRows leaves it).
+struct Window {
+  TensorPtr P = tensor("P", ScalarType::F32, {sym("R"), add(sym("N"), sym("S"))}, TensorRole::Input);
+  TensorPtr Y = tensor("Y", ScalarType::F32, {sym("N")}, TensorRole::Output);
+  Expr r = loopVar("r"), s = loopVar("s"), x = loopVar("x");
+
+  LStmtPtr nest(BinOp op, Expr pad, bool computed = false) {
+    Expr col = add(add(mul(x, intImm(2)), s), intImm(-1));
+    Expr guard = binary(BinOp::And, binary(BinOp::LE, intImm(0), col), binary(BinOp::LT, col, sym("W")));
+    Expr operand = load(P, {r, add(x, s)}, pad, guard);
+    if (computed) operand = binary(BinOp::Mul, operand, floatImm(2));
+    Expr value = binary(op, load(Y, {x}), operand);
+    return forLoop("r", sym("R"), forLoop("s", sym("S"), forLoop("x", sym("N"), store(Y, {x}, value))));
+  }
+};
+
+} // namespace
+
+TEST_CASE("x86 window tile: max, min and sum nests are register tiles, but a computed operand is not") {
+  Window w;
+  for (auto [op, combine] : {std::pair{BinOp::Max, Combine::Max}, {BinOp::Min, Combine::Min}, {BinOp::Add, Combine::Add}}) {
+    LStmtPtr root = w.nest(op, floatImm(0));
+    std::string why;
+    auto nest = matchContraction(*root, &why);
+    REQUIRE_MESSAGE(nest, why);
+    CHECK(nest->combine == combine);
+    CHECK_FALSE(nest->bcast);
+    CHECK(nest->kLoops.size() == 2);
+    CHECK(nest->vec->tensor == w.P);
+  }
+  std::string why;
+  CHECK_FALSE(matchContraction(*w.nest(BinOp::Max, floatImm(0), true), &why));
+  CHECK(why == "an operand of the product is not a tensor element");
+}
+
+TEST_CASE("x86 window tile: compiled window reductions equal the definition") {
+  const float inf = std::numeric_limits<float>::infinity();
+  for (auto [op, pad] : {std::pair{BinOp::Max, -inf}, {BinOp::Min, inf}, {BinOp::Add, 0.0f}}) {
+    Window w;
+    LStmtPtr body = w.nest(op, floatImm(pad));
+    LoweredFunc f{"win", makeOp("win", {tensorParam(w.P)}, {w.Y}, {"R", "S", "N", "W"}), TargetFamily::Cpu, body, {}};
+    LoadedKernels lib({f}, "x86_64");
+    auto fn = lib.get<int(const float *, float *, int64_t, int64_t, int64_t, int64_t)>("win");
+    // N = 7: a full 4-lane vector and a masked one; W cuts the strided
+    // column on the right (W = 9) or nowhere (W = 40); S = 1 keeps s - 1 out
+    // of range only at x = 0.
+    for (auto [R, S, N, W] : {std::array<int64_t, 4>{3, 3, 7, 9}, {2, 3, 7, 40}, {1, 1, 7, 40}, {3, 2, 1, 2}, {2, 3, 9, 13}}) {
+      CAPTURE(R);
+      CAPTURE(S);
+      CAPTURE(N);
+      CAPTURE(W);
+      std::vector<float> P(size_t(R * (N + S))), Y(size_t(N) + 4, 5.0f);
+      for (size_t i = 0; i < P.size(); ++i) P[i] = float((i * 37) % 23) - 11;
+      REQUIRE(fn(P.data(), Y.data(), R, S, N, W) == 0);
+      for (int64_t x = 0; x < N; ++x) {
+        float want = 5.0f;
+        for (int64_t r = 0; r < R; ++r)
+          for (int64_t s = 0; s < S; ++s) {
+            int64_t col = 2 * x + s - 1;
+            float v = col >= 0 && col < W ? P[size_t(r * (N + S) + x + s)] : pad;
+            want = op == BinOp::Max ? std::fmax(want, v) : op == BinOp::Min ? std::fmin(want, v) : want + v;
+          }
+        CHECK(Y[size_t(x)] == want);
+      }
+      for (int64_t x = N; x < N + 4; ++x) CHECK(Y[size_t(x)] == 5.0f); // past the end: untouched
+    }
+  }
+}
