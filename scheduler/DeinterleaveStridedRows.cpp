@@ -3,6 +3,7 @@
 #include "ir/IRRewrite.h"
 #include "ir/Simplify.h"
 #include "scheduler/IndexRange.h"
+#include "scheduler/PhaseRowCopy.h"
 #include "scheduler/PartitionLoops.h"
 
 #include <map>
@@ -30,25 +31,13 @@ struct Group {
   const LStmt *site = nullptr;
   Slot slot = Slot::Body;
   const LStmt *host = nullptr; // parallel loop whose body holds the buffer; null: the site's child
-  TensorPtr src;
-  std::vector<Expr> row;
-  int64_t k = 0;
   std::string key;
-  TensorPtr buf;
-  std::string j, q; // the copy's loop variables
-  // Window loops the copy was hoisted above (outermost first) that the row
-  // depends on: one leading buffer dimension each, and one copy loop
-  // (variables `d`) over their iterations.
-  std::vector<const LStmt *> dims;
-  std::vector<std::string> d;
-  // Padded rows (pad non-null): the reads' `else` value fills `left`
-  // columns before the row, the columns past it up to `cols`, and the whole
-  // row when it is outside T, so the reads need no guard. A group is padded
-  // when every read in it is either unguarded (in range) or has a guard
-  // that only says "inside T" with one constant `else` value (`pads`, with
-  // the columns it reaches), and at least one is the latter; `mixed`: some
+  PhaseRows rows; // what the copy writes (PhaseRowCopy.h)
+  // Padding is decided once all reads are seen: the group is padded when
+  // every read in it is either unguarded (in range) or has a guard that
+  // only says "inside T" with one constant `else` value (`pads`, with the
+  // columns it reaches), and at least one is the latter; `mixed`: some
   // read is neither.
-  Expr pad, left, cols;
   std::vector<Expr> pads;
   std::vector<Reach> reach;
   bool mixed = false;
@@ -70,15 +59,6 @@ void visitOwnExprs(const LStmt &s, const std::function<void(const Expr &)> &fn) 
   for (const Expr &e : {s.min, s.extent, s.value, s.pred, s.cond})
     if (e) visitExpr(e, fn);
   for (const Expr &e : s.indices) visitExpr(e, fn);
-}
-
-// 0 <= idx_d < shape_d for each given index (a prefix of t's dimensions).
-Expr inBounds(const TensorDecl &t, const std::vector<Expr> &idx) {
-  Expr ok = boolImm(true);
-  for (size_t d = 0; d < idx.size(); ++d)
-    ok = binary(BinOp::And, ok,
-                binary(BinOp::And, binary(BinOp::LE, intImm(0), idx[d]), binary(BinOp::LT, idx[d], t.shape[d])));
-  return simplify(ok);
 }
 
 class Deinterleave {
@@ -185,15 +165,16 @@ private:
       bool same = true;
       for (const Expr &p : g.pads) same = same && printExpr(p) == printExpr(g.pads[0]);
       if (!same) continue;
-      g.pad = g.pads[0];
-      Expr below = intImm(0), end = g.buf->shape.back();
+      PhaseRows &p = g.rows;
+      p.pad = g.pads[0];
+      Expr below = intImm(0), end = p.buf->shape.back();
       for (const Reach &r : g.reach) {
         below = binary(BinOp::Max, below, sub(intImm(0), r.lo));
         end = binary(BinOp::Max, end, r.end);
       }
-      g.left = simplify(below);
-      g.cols = simplify(add(g.left, end));
-      g.buf->shape.back() = g.cols;
+      p.left = simplify(below);
+      p.cols = simplify(add(p.left, end));
+      p.buf->shape.back() = p.cols;
     }
   }
 
@@ -234,7 +215,8 @@ private:
     for (size_t g = 0; g < groups_.size(); ++g)
       if (groups_[g].key == key) return g;
     Group g;
-    g.site = site, g.slot = slot, g.host = host, g.src = src, g.row = row, g.k = k, g.key = key, g.dims = dims;
+    g.site = site, g.slot = slot, g.host = host, g.key = key;
+    g.rows.src = src, g.rows.row = row, g.rows.k = k, g.rows.dims = dims;
     auto buf = std::make_shared<TensorDecl>();
     buf->name = fresh(src->name + "_phases");
     buf->dtype = src->dtype;
@@ -245,14 +227,14 @@ private:
     buf->shape.push_back(intImm(k));
     for (const LStmt *l : dims) {
       buf->shape.push_back(l->extent);
-      g.d.push_back(fresh("d"));
+      g.rows.d.push_back(fresh("d"));
     }
     buf->shape.push_back(simplify(ceilDiv(src->shape.back(), intImm(k))));
     buf->scope = Scope::Local;
     buf->role = TensorRole::Local;
     buf->loc = src->loc;
-    g.buf = buf;
-    g.j = fresh("j"), g.q = fresh("q");
+    g.rows.buf = buf;
+    g.rows.j = fresh("j"), g.rows.q = fresh("q");
     groups_.push_back(std::move(g));
     return groups_.size() - 1;
   }
@@ -305,92 +287,12 @@ private:
     return name;
   }
 
-  // for d.. over the hoisted window loops' iterations (none without them):
-  //   [for q in 0..k { for j in 0..L { P[q, d.., j] = pad } }]
-  //   if (row in bounds) {
-  //     for j in 0..W / k { P[0, d.., L + j] = T[row, j*k]; ...; P[k-1, d.., L + j] = T[row, j*k + k-1] }
-  //     for q in 0..W % k { P[q, d.., L + W / k] = T[row, W / k * k + q] }
-  //     [for q in W % k..k (when W % k != 0) { P[q, d.., L + W / k] = pad }]
-  //   } [else { every column of the row = pad }]
-  //   [for q in 0..k { for j in L + cdiv(W, k)..cols { P[q, d.., j] = pad } }]
-  // with the window variables in `row` at their d-th iteration; the
-  // bracketed parts and L > 0 only for padded groups.
-  LStmtPtr copy(const Group &g, SourceLoc loc) const {
-    const Expr &w = g.src->shape.back();
-    Expr whole = simplify(floorDiv(w, intImm(g.k)));
-    Expr j = var(g.j, VarKind::Loop), q = var(g.q, VarKind::Loop);
-    Expr left = g.pad ? g.left : intImm(0);
-    std::vector<std::pair<std::string, Expr>> at;
-    std::vector<Expr> lead;
-    for (size_t i = 0; i < g.dims.size(); ++i) {
-      Expr d = var(g.d[i], VarKind::Loop);
-      at.push_back({g.dims[i]->var, simplify(add(d, g.dims[i]->min))});
-      lead.push_back(d);
-    }
-    std::vector<Expr> row;
-    for (const Expr &i : g.row) row.push_back(simplify(substitute(i, at)));
-    // P[phase, d.., col] = value (null: T[row, elem]).
-    auto store = [&](Expr phase, Expr col, Expr elem, Expr value = nullptr) {
-      LStmtPtr s = lStmt(LStmt::Kind::Store, loc);
-      s->tensor = g.buf;
-      s->indices = {std::move(phase)};
-      s->indices.insert(s->indices.end(), lead.begin(), lead.end());
-      s->indices.push_back(simplify(col));
-      std::vector<Expr> idx = row;
-      idx.push_back(simplify(elem));
-      s->value = value ? value : load(g.src, idx);
-      return s;
-    };
-    auto loop = [&](const std::string &v, Expr min, Expr extent, LStmtPtr body) {
-      LStmtPtr l = lStmt(LStmt::Kind::For, loc);
-      l->var = v;
-      l->min = simplify(std::move(min));
-      l->extent = simplify(std::move(extent));
-      l->body = std::move(body);
-      return l;
-    };
-    // Every phase of columns [from, to) set to the pad value.
-    auto fill = [&](Expr from, Expr to) -> LStmtPtr {
-      Expr n = simplify(sub(to, from));
-      if (provablyEquals(n, 0)) return nullptr;
-      return loop(g.q, intImm(0), intImm(g.k), loop(g.j, from, n, store(q, j, intImm(0), g.pad)));
-    };
-    std::vector<LStmtPtr> phases;
-    for (int64_t p = 0; p < g.k; ++p)
-      phases.push_back(store(intImm(p), add(left, j), add(mul(j, intImm(g.k)), intImm(p))));
-    std::vector<LStmtPtr> body = {loop(g.j, intImm(0), whole, lBlock(std::move(phases), loc))};
-    Expr tail = simplify(floorMod(w, intImm(g.k)));
-    if (!provablyEquals(tail, 0)) {
-      body.push_back(loop(g.q, intImm(0), tail, store(q, add(left, whole), add(mul(whole, intImm(g.k)), q))));
-      if (g.pad)
-        body.push_back(loop(g.q, tail, floorMod(sub(intImm(g.k), tail), intImm(g.k)),
-                            store(q, add(left, whole), intImm(0), g.pad)));
-    }
-    LStmtPtr block = lBlock(std::move(body), loc);
-    Expr ok = inBounds(*g.src, row);
-    if (!provablyEquals(ok, 1)) {
-      LStmtPtr guard = lStmt(LStmt::Kind::If, loc);
-      guard->cond = ok;
-      guard->thenS = block;
-      if (g.pad) guard->elseS = fill(left, add(left, ceilDiv(w, intImm(g.k))));
-      block = guard;
-    }
-    if (g.pad) {
-      std::vector<LStmtPtr> all;
-      for (LStmtPtr part : {fill(intImm(0), left), block, fill(add(left, ceilDiv(w, intImm(g.k))), g.cols)})
-        if (part) all.push_back(part);
-      block = lBlock(std::move(all), loc);
-    }
-    for (size_t i = g.dims.size(); i > 0; --i) block = loop(g.d[i - 1], intImm(0), g.dims[i - 1]->extent, block);
-    return block;
-  }
-
   // T[row, k*x + e] -> P[e mod k, x + e div k], keeping the read's guard;
   // in a padded group P[e mod k, L + x + e div k] without a guard.
   Expr readPhase(const LStmt &x, const Expr &ld) const {
     auto it = reads_.find({&x, ld.get()});
     if (it == reads_.end()) return ld;
-    const Group &g = groups_[it->second.group];
+    const PhaseRows &g = groups_[it->second.group].rows;
     const Expr &e = it->second.offset;
     std::vector<Expr> idx = {simplify(floorMod(e, intImm(g.k)))};
     for (const LStmt *l : g.dims) idx.push_back(simplify(sub(var(l->var, VarKind::Loop), l->min)));
@@ -401,7 +303,7 @@ private:
     }
     idx.push_back(simplify(col));
     Expr pred = ld->pred;
-    if (!pred && ld->pad) pred = inBounds(*ld->tensor, ld->args);
+    if (!pred && ld->pad) pred = withinTensor(*ld->tensor, ld->args);
     return load(g.buf, idx, ld->pad, pred, ld->loc);
   }
 
@@ -423,7 +325,7 @@ private:
     for (const Group &g : groups_) {
       if (g.site != s.get()) continue;
       LStmtPtr &child = g.slot == Slot::Body ? n->body : g.slot == Slot::Then ? n->thenS : n->elseS;
-      LStmtPtr c = copy(g, s->loc);
+      LStmtPtr c = phaseRowCopy(g.rows, s->loc);
       std::vector<LStmtPtr> stmts = c->kind == LStmt::Kind::Block ? c->stmts : std::vector<LStmtPtr>{c};
       stmts.push_back(child);
       child = lBlock(std::move(stmts), s->loc);
@@ -456,7 +358,7 @@ private:
 
   static LStmtPtr allocate(const Group &g, LStmtPtr body) {
     LStmtPtr a = lStmt(LStmt::Kind::Alloc, body->loc);
-    a->tensor = g.buf;
+    a->tensor = g.rows.buf;
     a->body = std::move(body);
     return a;
   }
