@@ -282,10 +282,14 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
   // the reduction loops `outer` and the channel loop. The channel variable
   // is cut into blocks of kc so that the image rows one block reads
   // (kc x window rows x nr) stay in L1 while every filter panel passes over
-  // them.
+  // them. With `peel` the first block is peeled and each panel zeroed right
+  // before it: a tile set to a constant just before the nest that
+  // accumulates into it starts its register accumulators from that
+  // constant (the x86 backend, tileInitialValue) instead of reading back
+  // the zeroed output. Without it all panels are zeroed first.
   auto tiles = [&](const std::set<size_t> &covered, const std::string &col, const Expr &cols,
                    const std::vector<Expr> &out, const Expr &img, const Expr &filt,
-                   const std::vector<IndexVar> &outer) {
+                   const std::vector<IndexVar> &outer, bool peel) {
     std::vector<std::string> workers;
     std::vector<Expr> spatial;
     for (size_t d = 0; d < a.vars.size(); ++d)
@@ -297,20 +301,39 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
     spatial.push_back(simplify(ceilDiv(cols, intImm(t.nr))));
     MStmtPtr init = mMapFor({fr, xx}, MappingAtom::Kind::Repeat, {intImm(t.mr), intImm(t.nr)}, std::nullopt,
                             mStore(a.target, out, floatImm(0, a.target->dtype), AccumOp::None, loc), loc);
-    MStmtPtr fma = mStore(a.target, out, ro.imgFirst ? mul(img, filt) : mul(filt, img), AccumOp::Add, loc);
-    MStmtPtr nest = mMapFor({fr, xx}, MappingAtom::Kind::Repeat, {intImm(t.mr), intImm(t.nr)}, std::nullopt, fma, loc);
-    if (channel) {
-      Expr live = binary(BinOp::Min, intImm(t.kc), sub(channel->extent, mul(loopVar(cb), intImm(t.kc))));
-      nest = seqFor(channel->name, live, nest, loc);
+    // The reduction loops of one panel over channel block `block`.
+    auto panel = [&](const Expr &block) {
+      std::vector<std::pair<std::string, Expr>> at{{cb, block}};
+      Expr i = simplifyIndices(substitute(img, at)), f = simplifyIndices(substitute(filt, at));
+      MStmtPtr fma = mStore(a.target, out, ro.imgFirst ? mul(i, f) : mul(f, i), AccumOp::Add, loc);
+      MStmtPtr nest = mMapFor({fr, xx}, MappingAtom::Kind::Repeat, {intImm(t.mr), intImm(t.nr)}, std::nullopt, fma, loc);
+      if (channel) {
+        Expr live = simplify(binary(BinOp::Min, intImm(t.kc), sub(channel->extent, mul(block, intImm(t.kc)))));
+        nest = seqFor(channel->name, live, nest, loc);
+      }
+      return loops(outer, nest, loc);
+    };
+    MStmtPtr body;
+    if (peel) {
+      body = seqFor(fb, panels, mBlock({init, panel(intImm(0))}, loc), loc);
+      if (channel) {
+        MStmtPtr rest = seqFor(cb, ceilDiv(channel->extent, intImm(t.kc)), seqFor(fb, panels, panel(loopVar(cb)), loc), loc);
+        rest->begin = intImm(1);
+        body = mBlock({body, rest}, loc);
+      }
+    } else {
+      MStmtPtr nest = seqFor(fb, panels, panel(loopVar(cb)), loc);
+      if (channel) nest = seqFor(cb, ceilDiv(channel->extent, intImm(t.kc)), nest, loc);
+      body = mBlock({seqFor(fb, panels, init, loc), nest}, loc);
     }
-    nest = seqFor(fb, panels, loops(outer, nest, loc), loc);
-    if (channel) nest = seqFor(cb, ceilDiv(channel->extent, intImm(t.kc)), nest, loc);
-    return mMapFor(workers, MappingAtom::Kind::Spatial, spatial, WorkerKind::Cores,
-                   mBlock({seqFor(fb, panels, init, loc), nest}, loc), loc);
+    return mMapFor(workers, MappingAtom::Kind::Spatial, spatial, WorkerKind::Cores, body, loc);
   };
-  // Row tiles: nr columns x of one output row.
+  // Row tiles: nr columns x of one output row. Not peeled: their padded
+  // blocks run masked (lane masks in k registers), and a second copy of
+  // them for the first channel block made LLVM spill two of those masks in
+  // a hot loop of a padded 1x1 f64 convolution (tests/codegen, no spills).
   auto rowTiles = [&](const Expr &img) {
-    return tiles({ro.xDim}, xb, xv.extent, oIdx, simplifyIndices(substitute(img, vmap)), load(packed, fIdxC), window);
+    return tiles({ro.xDim}, xb, xv.extent, oIdx, simplifyIndices(substitute(img, vmap)), load(packed, fIdxC), window, false);
   };
   // Flat tiles: nr consecutive pixels p = pb*nr + xx of one image, output
   // pixel (p / OW, p % OW), image pixel (p / W, p % W) (ir/FlatIndex.h).
@@ -326,7 +349,7 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
     at[ro.xDim].second = binary(BinOp::Mod, p, w);
     Expr imgV = simplifyIndices(substitute(substitute(img, fl.values), at));
     std::vector<IndexVar> outer(ro.kOrder.begin() + ro.windowVars, ro.kOrder.end() - 1);
-    return tiles({yDim, ro.xDim}, pb, mul(os[yDim], ow), out, imgV, substitute(load(packed, fIdxC), fl.values), outer);
+    return tiles({yDim, ro.xDim}, pb, mul(os[yDim], ow), out, imgV, substitute(load(packed, fIdxC), fl.values), outer, true);
   };
   auto ifElse = [&](const Expr &cond, MStmtPtr thenS, MStmtPtr elseS) {
     auto branch = std::make_shared<MStmt>();

@@ -43,9 +43,9 @@ bool constructConvolutionApplies(const ir::Op &op, std::string *reason = nullptr
 // window) with TILES =
 //   for (b.., xb) in spatial(B.., cdiv(OW, nr)) on cores {
 //     O[all filters, tile] = 0
-//     for cb in 0..cdiv(C, kc) { for fb in 0..cdiv(F, mr) {
-//       for window vars (r, s) { for c in 0..min(kc, C - cb*kc) {
-//         for (fr, xx) in repeat(mr, nr) { O[.., fb*mr + fr, .., xb*nr + xx] += Img * Fp[fb, k.., fr] } } } } } }
+//     for cb in 0..cdiv(C, kc) { for fb in 0..cdiv(F, mr) { PANEL(cb) } } }
+//   PANEL(cb) = for window vars (r, s) { for c in 0..min(kc, C - cb*kc) {
+//     for (fr, xx) in repeat(mr, nr) { O[.., fb*mr + fr, .., xb*nr + xx] += Img * Fp[fb, k.., fr] } } }
 // (c is the innermost reduction variable that is not a window variable,
 // blocked by kc; without one there is no cb loop) and FLAT the same tiles
 // over nr consecutive pixels p = pb*nr + xx of each image, for ops whose
@@ -55,9 +55,12 @@ bool constructConvolutionApplies(const ir::Op &op, std::string *reason = nullptr
 // rows then have the same length and count (tested at run time unless
 // those values prove it):
 //   for (b.., pb) in spatial(B.., cdiv(OH*OW, nr)) on cores {
-//     O[.., all filters, pixels] = 0
-//     for cb { for fb { for c in 0..min(kc, C - cb*kc) { for (fr, xx) in repeat(mr, nr) {
-//       O[.., fb*mr + fr, p / OW, p % OW] += Img[.., c, p / W, p % W] * Fp[fb, 0.., c, fr] } } } } }
+//     for fb { O[.., fb's filters, pixels] = 0; PANEL(cb = 0) } for cb in 1.. { for fb { PANEL(cb) } } }
+//   PANEL(cb) = for c in 0..min(kc, C - cb*kc) { for (fr, xx) in repeat(mr, nr) {
+//     O[.., fb*mr + fr, p / OW, p % OW] += Img[.., cb*kc + c, p / W, p % W] * Fp[fb, 0.., cb*kc + c, fr] } }
+// (the first channel block peeled, each panel zeroed right before the nest
+// that first accumulates into it: the x86 backend starts that register
+// tile at zero, tileInitialValue in backends/x86/MatchContraction.h)
 // a matmul over each image's pixel row, full 16-lane vectors but for the
 // last tile (ir/FlatIndex.h: the pair [p / W, p % W] is the one index p).
 // The unit-stride version is the nest MatchContraction recognises (several

@@ -128,6 +128,31 @@ bool plainNest(const LStmtPtr &s) {
   return plain;
 }
 
+// A plain nest that sets elements to constants (an initialisation).
+bool initialises(const LStmtPtr &s) {
+  bool constants = true;
+  visitLStmt(s, [&](const LStmt &n) {
+    constants &= n.kind != LStmt::Kind::Store ||
+                 n.value->kind == ExprKind::FloatImm || n.value->kind == ExprKind::IntImm;
+  });
+  return s->kind == LStmt::Kind::For && plainNest(s) && constants;
+}
+
+// True when the loops of `a` and `b` that share a variable name share its
+// bounds too: versioned as one, the variable has one interval.
+bool sameLoopBounds(const LStmtPtr &a, const LStmtPtr &b) {
+  std::map<std::string, std::pair<Expr, Expr>> seen;
+  visitLStmt(a, [&](const LStmt &n) {
+    if (n.kind == LStmt::Kind::For) seen.emplace(n.var, std::make_pair(n.min, n.extent));
+  });
+  bool same = true;
+  visitLStmt(b, [&](const LStmt &n) {
+    auto it = n.kind == LStmt::Kind::For ? seen.find(n.var) : seen.end();
+    if (it != seen.end()) same &= sameExpr(it->second.first, n.min) && sameExpr(it->second.second, n.extent);
+  });
+  return same;
+}
+
 std::set<std::string> keys(const std::map<std::string, Expr> &m) {
   std::set<std::string> out;
   for (const auto &entry : m) out.insert(entry.first);
@@ -207,7 +232,7 @@ public:
     if (s->kind == LStmt::Kind::For && s->forKind != ForKind::Parallel && plainNest(s)) return nest(s, 2);
     auto c = std::make_shared<LStmt>(*s);
     bool binds = s->kind == LStmt::Kind::For && s->forKind != ForKind::Parallel && outer_.insert(s->var).second;
-    for (LStmtPtr &x : c->stmts) x = walk(x);
+    c->stmts = siblings(s->stmts, [&](const LStmtPtr &x) { return walk(x); }, 2, "");
     c->body = walk(c->body);
     c->thenS = walk(c->thenS);
     c->elseS = walk(c->elseS);
@@ -216,13 +241,44 @@ public:
   }
 
 private:
-  // The loops directly below `loop` (through blocks) get their own version.
+  // The statements of a block, each through `each`, but an initialisation
+  // followed by a plain loop nest (the nest that accumulates into what it
+  // set) is versioned as one: both then stay adjacent in every copy, which
+  // the x86 backend needs to start the nest's register tile from the
+  // constant (tileInitialValue). Their guards are those of the same
+  // elements, so the joint test rarely costs a full copy.
+  std::vector<LStmtPtr> siblings(const std::vector<LStmtPtr> &stmts, const std::function<LStmtPtr(const LStmtPtr &)> &each,
+                                 int levels, const std::string &failed) {
+    std::vector<LStmtPtr> out;
+    for (size_t i = 0; i < stmts.size(); ++i) {
+      const LStmtPtr &x = stmts[i];
+      if (i + 1 < stmts.size() && initialises(x) && stmts[i + 1]->kind == LStmt::Kind::For &&
+          stmts[i + 1]->forKind != ForKind::Parallel && plainNest(stmts[i + 1]) && sameLoopBounds(x, stmts[i + 1])) {
+        // Unversioned, the pair is spliced back: no block of its own.
+        LStmtPtr v = nest(lBlock({x, stmts[i + 1]}, x->loc), levels, failed);
+        if (v->kind == LStmt::Kind::Block) out.insert(out.end(), v->stmts.begin(), v->stmts.end());
+        else out.push_back(v);
+        ++i;
+      } else {
+        out.push_back(each(x));
+      }
+    }
+    return out;
+  }
+
+  // The loops directly below `loop` (through blocks) get their own version;
+  // for a pair (siblings), those directly below each of them.
   LStmtPtr inner(const LStmtPtr &loop, int levels, const std::string &failed) {
+    if (loop->kind == LStmt::Kind::Block) {
+      auto b = std::make_shared<LStmt>(*loop);
+      for (LStmtPtr &x : b->stmts) x = inner(x, levels, failed);
+      return b;
+    }
     std::function<LStmtPtr(const LStmtPtr &)> go = [&](const LStmtPtr &s) -> LStmtPtr {
       if (s->kind == LStmt::Kind::For) return nest(s, levels, failed);
       if (s->kind != LStmt::Kind::Block) return s;
       auto b = std::make_shared<LStmt>(*s);
-      for (LStmtPtr &x : b->stmts) x = go(x);
+      b->stmts = siblings(s->stmts, go, levels, failed);
       return b;
     };
     auto c = std::make_shared<LStmt>(*loop);

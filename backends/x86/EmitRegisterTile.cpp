@@ -103,6 +103,7 @@ struct TileEmitter {
   llvm::Type *elem;
   llvm::FixedVectorType *vecTy;
   llvm::Align align;
+  Expr init; // the accumulators' first value (null: T's elements)
 
   llvm::IRBuilder<> &b() { return cg.b; }
 
@@ -223,8 +224,9 @@ struct TileEmitter {
         acc.push_back(cg.entryAlloca(vecTy, "acc.tile"));
         at(rowValue(r), j0, v, [&] {
           llvm::Value *mask = b().CreateAnd(tail[v], laneMask(st.pred));
-          llvm::Value *init = b().CreateMaskedLoad(vecTy, address(*st.tensor, st.indices), align, mask, padOf(n.accLoad));
-          b().CreateStore(init, acc.back());
+          llvm::Value *start = init ? splat(lowerExprAs(cg, init, st.tensor->dtype))
+                                    : b().CreateMaskedLoad(vecTy, address(*st.tensor, st.indices), align, mask, padOf(n.accLoad));
+          b().CreateStore(start, acc.back());
         });
       }
 
@@ -381,11 +383,11 @@ struct TileEmitter {
 
 } // namespace
 
-void emitRegisterTile(CodegenContext &cg, const ContractionNest &nest) {
+void emitRegisterTile(CodegenContext &cg, const ContractionNest &nest, const Expr &init) {
   auto &b = cg.b;
   ScalarType dtype = nest.store->tensor->dtype;
   TileEmitter e{cg, nest, chooseRegisterTile(nest, cg.target), cg.memType(dtype), nullptr,
-                llvm::Align(ir::scalarTypeBytes(dtype))};
+                llvm::Align(ir::scalarTypeBytes(dtype)), init};
   e.vecTy = llvm::FixedVectorType::get(e.elem, e.tile.lanes);
 
   llvm::Value *jBegin = lowerExprAs(cg, nest.vecLoop->min, ScalarType::I64);

@@ -27,7 +27,9 @@ struct RegisterTile {
 RegisterTile chooseRegisterTile(const ContractionNest &nest, const CpuTarget &target);
 
 // Emits `nest` at the builder's insertion point in place of nest.kLoop.
+// With `init` (tileInitialValue) the accumulators start from it rather
+// than from T's elements, in place of the statement it came from too.
 // Requires the variables and tensors the nest reads to be bound in `cg`.
-void emitRegisterTile(CodegenContext &cg, const ContractionNest &nest);
+void emitRegisterTile(CodegenContext &cg, const ContractionNest &nest, const ir::Expr &init = nullptr);
 
 } // namespace tk::x86

@@ -102,6 +102,18 @@ static void lowerFor(CodegenContext &cg, const LStmt &s) {
   });
 }
 
+// `init` then `next` where next is a contraction nest whose tile `init`
+// sets to a constant: one register tile whose accumulators start from it
+// (the tile is not written and read back). False, emitting nothing,
+// otherwise.
+static bool lowerInitialisedTile(CodegenContext &cg, const LStmt &init, const LStmt &next) {
+  if (next.kind != LStmt::Kind::For) return false;
+  std::optional<ContractionNest> nest = matchContraction(next);
+  ir::Expr value = nest ? tileInitialValue(init, *nest) : nullptr;
+  if (value) emitRegisterTile(cg, *nest, value);
+  return value != nullptr;
+}
+
 static void lowerAlloc(CodegenContext &cg, const LStmt &s) {
   const ir::TensorDecl &t = *s.tensor;
   if (t.scope != ir::Scope::Global && t.scope != ir::Scope::Local && t.scope != ir::Scope::Register) {
@@ -151,7 +163,10 @@ void lowerStmt(CodegenContext &cg, const ir::LStmtPtr &s) {
   if (!s) return;
   switch (s->kind) {
   case LStmt::Kind::Block:
-    for (const auto &c : s->stmts) lowerStmt(cg, c);
+    for (size_t i = 0; i < s->stmts.size(); ++i) {
+      if (i + 1 < s->stmts.size() && lowerInitialisedTile(cg, *s->stmts[i], *s->stmts[i + 1])) ++i;
+      else lowerStmt(cg, s->stmts[i]);
+    }
     return;
   case LStmt::Kind::For: lowerFor(cg, *s); return;
   case LStmt::Kind::Store: codegen::lowerStore(cg, *s); return;

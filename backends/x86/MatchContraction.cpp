@@ -19,8 +19,7 @@ bool unitStrideIn(const Expr &e, const std::string &var) {
   return c && *c == 1;
 }
 
-static const LStmt *single(const ir::LStmtPtr &s) {
-  const LStmt *p = s.get();
+static const LStmt *single(const LStmt *p) {
   while (p && p->kind == LStmt::Kind::Block && p->stmts.size() == 1) p = p->stmts[0].get();
   return p;
 }
@@ -70,10 +69,10 @@ std::optional<ContractionNest> matchContraction(const LStmt &kLoop, std::string 
   // The perfect nest under kLoop: reduction loops, then an optional row
   // loop (one the accumulated element moves with), then the vector loop.
   std::vector<const LStmt *> chain{&kLoop};
-  const LStmt *next = single(kLoop.body);
+  const LStmt *next = single(kLoop.body.get());
   while (next && next->kind == LStmt::Kind::For) {
     chain.push_back(next);
-    next = single(next->body);
+    next = single(next->body.get());
   }
   if (chain.size() < 2) {
     m.fail("the reduction loop does not hold exactly one loop");
@@ -173,6 +172,45 @@ std::optional<ContractionNest> matchContraction(const LStmt &kLoop, std::string 
     return std::nullopt;
   }
   return n;
+}
+
+Expr tileInitialValue(const LStmt &init, const ContractionNest &n) {
+  const LStmt &st = *n.store;
+  const std::vector<Expr> &idx = st.indices;
+  const std::string &j = n.vecLoop->var;
+  // Injective over (row, column): the column by unit stride (matched), the
+  // row by an index affine in it that ignores the column. Otherwise two
+  // rows could share an element across register blocks, and the second
+  // block must read what the first one stored.
+  bool rowsDistinct = !n.rowLoop || std::any_of(idx.begin(), idx.end(), [&](const Expr &i) {
+    std::optional<int64_t> c = laneStride(i, n.rowLoop->var);
+    return !mentionsVar(i, j) && c && *c != 0;
+  });
+  if (!rowsDistinct) return nullptr;
+  // The same loops over the rows and columns, up to their variables' names.
+  std::vector<std::pair<std::string, Expr>> rename;
+  const LStmt *p = single(&init);
+  for (const LStmt *want : {n.rowLoop, n.vecLoop}) {
+    if (!want) continue;
+    if (!p || p->kind != LStmt::Kind::For ||
+        (p->forKind != ir::ForKind::Serial && p->forKind != ir::ForKind::Vectorized) ||
+        !ir::sameExpr(ir::substitute(p->min, rename), want->min) ||
+        !ir::sameExpr(ir::substitute(p->extent, rename), want->extent))
+      return nullptr;
+    rename.push_back({p->var, ir::var(want->var, ir::VarKind::Loop)});
+    p = single(p->body.get());
+  }
+  // One constant to the same elements under the same guard. Guards are
+  // index comparisons; one that read memory could change with the stores.
+  if (!p || p->kind != LStmt::Kind::Store || p->tensor != st.tensor || p->value->kind != ExprKind::FloatImm ||
+      p->indices.size() != idx.size() || !p->pred != !st.pred)
+    return nullptr;
+  for (size_t d = 0; d < idx.size(); ++d)
+    if (!ir::sameExpr(ir::substitute(p->indices[d], rename), idx[d])) return nullptr;
+  bool readsMemory = false;
+  ir::visitExpr(st.pred, [&](const Expr &e) { readsMemory |= e->kind == ExprKind::Load; });
+  if (st.pred && (readsMemory || !ir::sameExpr(ir::substitute(p->pred, rename), st.pred))) return nullptr;
+  return p->value;
 }
 
 } // namespace tk::x86

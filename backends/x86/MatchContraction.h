@@ -47,6 +47,17 @@ struct ContractionNest {
 // (when `reason` is non-null). Pure analysis; requires verified loop IR.
 std::optional<ContractionNest> matchContraction(const ir::LStmt &kLoop, std::string *reason = nullptr);
 
+// The constant the nest's accumulators can start from when `init`, the
+// statement right before the nest, stores it to exactly the elements the
+// nest accumulates into: the same row and vector loops (up to their
+// variables' names) around one store of a constant to T at the same
+// indices under the same guard, and those indices injective over (row,
+// column). Null otherwise. Skipping `init` is then exact: each element the
+// nest stores held that constant when the nest read it, no element is read
+// back after another block stored it, and the operands never read T
+// (matched above). Requires `n` from matchContraction.
+ir::Expr tileInitialValue(const ir::LStmt &init, const ContractionNest &n);
+
 // True when `e` is linear in `var` with coefficient exactly 1 (the variable
 // appears in no other, non-linear, term).
 bool unitStrideIn(const ir::Expr &e, const std::string &var);

@@ -133,7 +133,7 @@ TEST_CASE("construct convolution: 1x1 filters read flattened pixels") {
   CHECK(printExpr(fma->indices[3]) == "(pb * 64 + xx) % W");
   std::string value = printExpr(fma->value);
   CHECK(value.find("X[n, c + cb * 64, (pb * 64 + xx) / W, (pb * 64 + xx) % W]") != std::string::npos);
-  CHECK(value.find("packed_Wt[fb, 0, 0, cb * 64 + c, fr]") != std::string::npos);
+  CHECK(value.find("packed_Wt[fb, 0, 0, c + cb * 64, fr]") != std::string::npos);
   // A 3x3 filter has no flat version; neither has a 1-D convolution (no
   // pixel row to flatten).
   OpPtr conv1d = opFrom("op t(X: f32[C, W], Wt: f32[F, C, 1]) -> O: f32[F, W] {\n"
@@ -144,4 +144,35 @@ TEST_CASE("construct convolution: 1x1 filters read flattened pixels") {
     flat |= s.kind == MStmt::Kind::Store && printExpr(s.value).find(" % W") != std::string::npos;
   });
   CHECK_FALSE(flat);
+}
+
+TEST_CASE("construct convolution: each panel is zeroed right before its first channel block") {
+  // for fb { O[panel] = 0; PANEL(cb = 0) } then for cb in 1.. { for fb { PANEL(cb) } }:
+  // the zeroing and the nest that first accumulates into it are adjacent
+  // (the x86 backend starts the register tile at 0, tileInitialValue).
+  OpPtr op = opFrom("op t(X: f32[N, C, H, W], Wt: f32[F, C, 1, 1]) -> O: f32[N, F, H, W] {\n"
+                    "  O[n, f, y, x] = sum(c, r, s) (X[n, c, y + r, x + s] else 0) * Wt[f, c, r, s];\n}\n",
+                    "t");
+  KernelPtr k = constructConvolution(op, chooseConvolutionTiles(512, 4));
+  const MStmt *first = nullptr, *rest = nullptr;
+  visitMStmt(k->body, [&](const MStmt &s) {
+    if (s.kind != MStmt::Kind::SeqFor) return;
+    if (s.var == "fb" && s.body->kind == MStmt::Kind::Block && !first) first = &s;
+    if (s.var == "cb") rest = &s;
+  });
+  REQUIRE(first);
+  REQUIRE(first->body->stmts.size() == 2);
+  std::vector<const MStmt *> stores;
+  for (const MStmtPtr &part : first->body->stmts)
+    visitMStmt(part, [&](const MStmt &s) {
+      if (s.kind == MStmt::Kind::Store) stores.push_back(&s);
+    });
+  REQUIRE(stores.size() == 2);
+  CHECK(stores[0]->accum == AccumOp::None);
+  CHECK(printExpr(stores[0]->value) == "0.0");
+  CHECK(stores[1]->accum == AccumOp::Add);
+  CHECK(printExpr(stores[1]->value).find("X[n, c, (pb * 64 + xx) / W, (pb * 64 + xx) % W]") != std::string::npos);
+  REQUIRE(rest);
+  CHECK(printExpr(rest->begin) == "1");
+  CHECK(printExpr(rest->end) == "cdiv(C, 64)");
 }

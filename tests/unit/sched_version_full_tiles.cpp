@@ -88,3 +88,37 @@ TEST_CASE("version full tiles: a guard it cannot bound stays in the fast copy") 
     }
   }
 }
+
+TEST_CASE("version full tiles: an initialisation stays with the nest that accumulates into it") {
+  // B[i] = sum(k) A[k, i] in tiles of 8: B[tile] = 0 then for k { B[tile] += A[k, tile] }.
+  // One test versions both, so each copy holds the pair (the x86 backend
+  // starts the register tile at 0 only when they are adjacent).
+  auto op = std::make_shared<Op>();
+  op->name = "colsum";
+  auto A = tensor("A", {sym("K"), sym("N")}, TensorRole::Input);
+  auto B = tensor("B", {sym("N")}, TensorRole::Output);
+  op->inputs = {param(A)};
+  op->outputs = {B};
+  op->symbols = {"K", "N"};
+  op->body = {{B, {{"i", sym("N"), {}}}, reduce(ReduceOp::Sum, {{"k", sym("K"), {}}}, load(A, {idx("k"), idx("i")})), {}}};
+  Expr elem = add(mul(lv("b"), ci(8)), lv("e"));
+  auto zero = mapFor({"e"}, {repeat({ci(8)})}, std::nullopt, store(B, {elem}, floatImm(0)));
+  auto sum = seqFor("k", ci(0), sym("K"), mapFor({"e"}, {repeat({ci(8)})}, std::nullopt,
+                                                  store(B, {elem}, load(A, {lv("k"), elem}), AccumOp::Add)));
+  auto k = kernel(op, TargetFamily::Cpu,
+                  mapFor({"b"}, {spatial({ceilDiv(sym("N"), ci(8))})}, WorkerKind::Cores, mBlock({zero, sum})));
+  LoweredFunc f = lowerOne(op, k);
+  std::string text = printLoweredFunc(f);
+  CHECK_MESSAGE(text.find("if (b * 8 + 7 < N) {\n"
+                          "      for e in 0..8 {\n"
+                          "        B[b * 8 + e] = 0.0;\n"
+                          "      }\n"
+                          "      for k in 0..K {\n") != std::string::npos, text);
+  for (int64_t n : {3, 8, 13}) {
+    LoopEval ev;
+    ev.run(f, {{"N", n}, {"K", 3}}, value);
+    REQUIRE(ev.status == 0);
+    std::vector<double> out = ev.tensor(B);
+    for (int64_t i = 0; i < n; ++i) CHECK(out[i] == value("A", i) + value("A", n + i) + value("A", 2 * n + i));
+  }
+}

@@ -30,6 +30,28 @@ struct Mm {
     Expr v = value ? value : binary(BinOp::Add, acc, binary(BinOp::Mul, load(A, {i, k}), load(B, {k, j})));
     return forLoop("k", sym("K"), forLoop("j", sym("N"), store(C, {i, j}, v, pred)));
   }
+
+  // Compiles `body` for the baseline target and runs it on M = 3, K = 5,
+  // N = 7 (a full and a masked 4-lane vector) with C at 1 in memory:
+  // C must be `start` + A B, the elements past its end untouched.
+  void run(const LStmtPtr &body, float start) {
+    LoweredFunc f{"mm3", makeOp("mm3", {tensorParam(A), tensorParam(B)}, {C}, {"M", "K", "N"}), TargetFamily::Cpu,
+                  body, {}};
+    LoadedKernels lib({f}, "x86_64");
+    auto fn = lib.get<int(const float *, const float *, float *, int64_t, int64_t, int64_t)>("mm3");
+    const int64_t M = 3, K = 5, N = 7;
+    std::vector<float> a(M * K), b(K * N), c(M * N + 4, 1.0f);
+    for (size_t x = 0; x < a.size(); ++x) a[x] = float(x % 7) - 3;
+    for (size_t x = 0; x < b.size(); ++x) b[x] = float(x % 5) - 2;
+    REQUIRE(fn(a.data(), b.data(), c.data(), M, K, N) == 0);
+    for (int64_t r = 0; r < M; ++r)
+      for (int64_t col = 0; col < N; ++col) {
+        float want = start;
+        for (int64_t x = 0; x < K; ++x) want += a[r * K + x] * b[x * N + col];
+        CHECK(c[r * N + col] == doctest::Approx(want));
+      }
+    for (int x = 0; x < 4; ++x) CHECK(c[M * N + x] == 1.0f);
+  }
 };
 
 CpuTarget target(const std::string &name) {
@@ -102,22 +124,7 @@ TEST_CASE("x86 register tile: masked tails compute the contraction (baseline SSE
       binary(BinOp::Add, load(m.C, {m.i, m.j}), binary(BinOp::Mul, load(m.A, {m.i, m.k}), load(m.B, {m.k, m.j}))))));
   auto body = forLoop("k", sym("K"), rowLoop);
   REQUIRE(matchContraction(*body));
-  LoweredFunc f{"mm3", makeOp("mm3", {tensorParam(m.A), tensorParam(m.B)}, {m.C}, {"M", "K", "N"}), TargetFamily::Cpu,
-                body, {}};
-  LoadedKernels lib({f}, "x86_64");
-  auto fn = lib.get<int(const float *, const float *, float *, int64_t, int64_t, int64_t)>("mm3");
-  const int64_t M = 3, K = 5, N = 7;
-  std::vector<float> A(M * K), B(K * N), C(M * N + 4, 1.0f);
-  for (size_t x = 0; x < A.size(); ++x) A[x] = float(x % 7) - 3;
-  for (size_t x = 0; x < B.size(); ++x) B[x] = float(x % 5) - 2;
-  REQUIRE(fn(A.data(), B.data(), C.data(), M, K, N) == 0);
-  for (int64_t i = 0; i < M; ++i)
-    for (int64_t j = 0; j < N; ++j) {
-      float want = 1;
-      for (int64_t k = 0; k < K; ++k) want += A[i * K + k] * B[k * N + j];
-      CHECK(C[i * N + j] == doctest::Approx(want));
-    }
-  for (int x = 0; x < 4; ++x) CHECK(C[M * N + x] == 1.0f); // past the end: untouched
+  m.run(body, 1);
 }
 
 TEST_CASE("x86 register tile: several reduction loops (a convolution's window and channels)") {
@@ -207,4 +214,38 @@ TEST_CASE("x86 register tile: flattened pixels [p / W, p % W] are one unit-strid
       CHECK(Ov[fr * Hv * Wv + px] == doctest::Approx(want));
     }
   for (int i = 0; i < 4; ++i) CHECK(Ov[6 * Hv * Wv + i] == 1.0f); // past the end: untouched
+}
+
+TEST_CASE("x86 register tile: a constant stored to the tile right before the nest is its accumulators' start") {
+  // for i in 0..3 { for j in 0..N { C[i, j] = 2.5 } }  then  for k { for i in 0..3 { for j { C[i, j] += A[i, k] * B[k, j] } } }
+  Mm m;
+  auto tile = [&](const std::string &i, Expr rows, Expr extent, LStmtPtr body) {
+    return forLoop(i, std::move(rows), forLoop("j", std::move(extent), std::move(body)));
+  };
+  Expr fma = binary(BinOp::Add, load(m.C, {m.i, m.j}), binary(BinOp::Mul, load(m.A, {m.i, m.k}), load(m.B, {m.k, m.j})));
+  LStmtPtr root = forLoop("k", sym("K"), tile("i", intImm(3), sym("N"), store(m.C, {m.i, m.j}, fma)));
+  auto nest = matchContraction(*root);
+  REQUIRE(nest);
+  // The row variable's name may differ; the elements may not.
+  Expr r = loopVar("r");
+  LStmtPtr init = tile("r", intImm(3), sym("N"), store(m.C, {r, m.j}, floatImm(2.5)));
+  Expr start = tileInitialValue(*init, *nest);
+  REQUIRE(start);
+  CHECK(start->floatValue == 2.5);
+  CHECK_FALSE(tileInitialValue(*tile("r", intImm(2), sym("N"), store(m.C, {r, m.j}, floatImm(2.5))), *nest));
+  CHECK_FALSE(tileInitialValue(*tile("r", intImm(3), sym("K"), store(m.C, {r, m.j}, floatImm(2.5))), *nest));
+  CHECK_FALSE(tileInitialValue(*tile("r", intImm(3), sym("N"), store(m.C, {r, m.j}, load(m.A, {r, m.j}))), *nest));
+  Expr guard = binary(BinOp::LT, m.j, sym("K"));
+  CHECK_FALSE(tileInitialValue(*tile("r", intImm(3), sym("N"), store(m.C, {r, m.j}, floatImm(2.5), guard)), *nest));
+  // Rows that share elements (C[i / 2, j]): a later register block must
+  // read what an earlier one stored, so the store before stays.
+  Expr half = binary(BinOp::Div, m.i, intImm(2));
+  LStmtPtr shared = forLoop("k", sym("K"), tile("i", intImm(3), sym("N"), store(m.C, {half, m.j},
+      binary(BinOp::Add, load(m.C, {half, m.j}), binary(BinOp::Mul, load(m.A, {m.i, m.k}), load(m.B, {m.k, m.j}))))));
+  auto sharedNest = matchContraction(*shared);
+  REQUIRE(sharedNest);
+  CHECK_FALSE(tileInitialValue(*tile("i", intImm(3), sym("N"), store(m.C, {half, m.j}, floatImm(2.5))), *sharedNest));
+
+  // C starts at 1 in memory: the result is 2.5 + A B.
+  m.run(lBlock({init, root}), 2.5f);
 }
