@@ -74,6 +74,18 @@ LinearForm linearize(const Expr &e) {
   return f;
 }
 
+std::optional<VarTerm> splitOnVar(const Expr &e, const std::string &var) {
+  LinearForm f = linearize(simplify(e));
+  VarTerm t;
+  t.rest.constant = f.constant;
+  for (const auto &[atom, coef] : f.terms) {
+    if (atom->kind == ExprKind::Var && atom->name == var) t.coef += coef;
+    else if (mentionsVar(atom, var)) return std::nullopt;
+    else t.rest.terms.push_back({atom, coef});
+  }
+  return t;
+}
+
 Expr fromLinear(const LinearForm &f, ScalarType type) {
   Expr out;
   for (const auto &[atom, coef] : f.terms) {

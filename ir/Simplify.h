@@ -27,6 +27,16 @@ LinearForm linearize(const Expr &e);
 // Rebuilds the canonical sum, e.g. `i * 4 + j - 1`.
 Expr fromLinear(const LinearForm &f, ScalarType type = ScalarType::I64);
 
+// e = coef * var + rest (rest's terms do not mention var).
+struct VarTerm {
+  int64_t coef = 0;
+  LinearForm rest;
+};
+// `e` (simplified, then linearized) split on variable `var`: coef 0 when
+// var does not appear; nullopt when it appears non-linearly (inside a
+// product of variables, a division, min, ...).
+std::optional<VarTerm> splitOnVar(const Expr &e, const std::string &var);
+
 // Constant bounds of an integer expression, when derivable from `bounds`.
 std::optional<std::pair<int64_t, int64_t>> constBounds(const Expr &e, const VarBounds *bounds = nullptr);
 

@@ -16,18 +16,6 @@ namespace {
 
 Expr loopVar(const std::string &n) { return var(n, VarKind::Loop); }
 
-// Coefficient of variable `v` in `e` when `e` is linear in it (no other
-// term mentions it); nullopt otherwise.
-std::optional<int64_t> linearCoef(const Expr &e, const std::string &v) {
-  LinearForm f = linearize(simplify(e));
-  std::optional<int64_t> coef = 0;
-  for (const auto &[atom, c] : f.terms) {
-    if (atom->kind == ExprKind::Var && atom->name == v) coef = *coef + c;
-    else if (mentionsVar(atom, v)) return std::nullopt;
-  }
-  return coef;
-}
-
 // What each part of the statement is (constructConvolutionApplies).
 struct Roles {
   const Assign *a = nullptr;
@@ -92,7 +80,7 @@ bool analyse(const Op &op, Roles *out, std::string *reason) {
   r.unitParams.assign(unit.begin(), unit.end());
   std::vector<std::pair<std::string, Expr>> ones;
   for (const std::string &p : r.unitParams) ones.push_back({p, intImm(1)});
-  if (linearCoef(substitute(idx.back(), ones), x) != std::optional<int64_t>(1))
+  if (std::optional<VarTerm> t = splitOnVar(substitute(idx.back(), ones), x); !t || t->coef != 1)
     return refuse(reason, "the image's last index is not unit-stride in the innermost output index");
 
   // Window variables (those that share an image index with an output index)

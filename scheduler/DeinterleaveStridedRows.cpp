@@ -111,20 +111,10 @@ private:
         std::vector<Expr> row(ld->args.begin(), ld->args.end() - 1);
         for (const Expr &i : row)
           if (mentionsVar(i, x.var)) return;
-        LinearForm lf = linearize(simplify(ld->args.back()));
-        int64_t k = 0;
-        LinearForm rest;
-        rest.constant = lf.constant;
-        for (const auto &[atom, coef] : lf.terms) {
-          if (atom->kind == ExprKind::Var && atom->name == x.var) {
-            k += coef;
-          } else {
-            if (mentionsVar(atom, x.var)) return;
-            rest.terms.push_back({atom, coef});
-          }
-        }
-        if (k < 2 || k > kMaxStride) return;
-        Expr e = fromLinear(rest);
+        std::optional<VarTerm> split = splitOnVar(ld->args.back(), x.var);
+        if (!split || split->coef < 2 || split->coef > kMaxStride) return;
+        int64_t k = split->coef;
+        Expr e = fromLinear(split->rest);
         size_t g = groupFor(x, ld->tensor, row, k);
         if (std::optional<Reach> reach = paddedReach(x, ld, e, k)) {
           groups_[g].pads.push_back(ld->pad);

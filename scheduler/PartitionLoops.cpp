@@ -28,19 +28,10 @@ struct Range {
 // enclosing loop variable but not v.
 std::optional<Range> solve(const Expr &g, const std::string &v, const std::set<std::string> &outer) {
   if (g->kind != ExprKind::Binary || !isComparison(g->binOp) || !isInteger(g->args[0]->type)) return std::nullopt;
-  LinearForm lf = linearize(simplify(sub(g->args[0], g->args[1])));
-  int64_t a = 0;
-  LinearForm rest;
-  rest.constant = lf.constant;
-  for (const auto &[atom, coef] : lf.terms) {
-    if (atom->kind == ExprKind::Var && atom->name == v) {
-      a += coef;
-    } else {
-      if (mentionsVar(atom, v)) return std::nullopt;
-      rest.terms.push_back({atom, coef});
-    }
-  }
-  Expr r = fromLinear(rest);
+  std::optional<VarTerm> split = splitOnVar(sub(g->args[0], g->args[1]), v);
+  if (!split) return std::nullopt;
+  int64_t a = split->coef;
+  Expr r = fromLinear(split->rest);
   if (a == 0 || !mentionsAny(r, outer)) return std::nullopt;
   // Normalise to a*v + r < 0.
   switch (g->binOp) {
@@ -68,12 +59,9 @@ LStmtPtr loop(const LStmt &proto, Expr begin, Expr end, LStmtPtr body) {
 // load is not one; nullopt: v appears non-linearly).
 std::optional<int64_t> lastIndexStep(const Expr &e, const std::string &v) {
   if (e->kind != ExprKind::Load || e->args.empty()) return 0;
-  int64_t step = 0;
-  for (const auto &[atom, coef] : linearize(simplify(e->args.back())).terms) {
-    if (atom->kind == ExprKind::Var && atom->name == v) step += coef;
-    else if (mentionsVar(atom, v)) return std::nullopt;
-  }
-  return step;
+  std::optional<VarTerm> t = splitOnVar(e->args.back(), v);
+  if (!t) return std::nullopt;
+  return t->coef;
 }
 
 // Whether the backend's register tiles take the store T = T (+) .. inside

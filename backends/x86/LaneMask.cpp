@@ -14,12 +14,9 @@ using ir::mentionsVar;
 
 std::optional<int64_t> laneStride(const Expr &e, const std::string &var) {
   if (!e || !ir::isInteger(e->type)) return std::nullopt;
-  int64_t stride = 0;
-  for (const auto &[atom, coef] : ir::linearize(ir::simplify(e)).terms) {
-    if (atom->kind == ExprKind::Var && atom->name == var) stride += coef;
-    else if (mentionsVar(atom, var)) return std::nullopt;
-  }
-  return stride;
+  std::optional<ir::VarTerm> t = ir::splitOnVar(e, var);
+  if (!t) return std::nullopt;
+  return t->coef;
 }
 
 // Keeps stride * lane (64 lanes at most) and fixed - moving far from
