@@ -178,7 +178,7 @@ static llvm::Value *unaryIntrinsic(CodegenContext &cg, llvm::Intrinsic::ID id, l
   return cg.b.CreateUnaryIntrinsic(id, x);
 }
 
-static llvm::Value *lowerArith(CodegenContext &cg, BinOp op, llvm::Value *a, llvm::Value *b, ScalarType t) {
+llvm::Value *lowerArith(CodegenContext &cg, BinOp op, llvm::Value *a, llvm::Value *b, ScalarType t) {
   auto &B = cg.b;
   if (!ir::isFloat(t)) {
     switch (op) {

@@ -14,6 +14,12 @@ llvm::Value *lowerExpr(CodegenContext &cg, const ir::Expr &e);
 // Lowers `e` and converts it to `to`.
 llvm::Value *lowerExprAs(CodegenContext &cg, const ir::Expr &e, ir::ScalarType to);
 
+// `a op b` for arithmetic operators (+ - * / % cdiv min max pow) on values
+// of .tk type `t`, scalars or vectors of them: the one definition of each
+// operator's semantics (float min/max are llvm.minnum/maxnum: NaN loses),
+// shared by the vector emitters that fold values into accumulators.
+llvm::Value *lowerArith(CodegenContext &cg, ir::BinOp op, llvm::Value *a, llvm::Value *b, ir::ScalarType t);
+
 // Converts a register value of .tk type `from` to .tk type `to`
 // (float -> int saturates; anything -> bool compares with zero).
 llvm::Value *convertValue(CodegenContext &cg, llvm::Value *v, ir::ScalarType from, ir::ScalarType to);

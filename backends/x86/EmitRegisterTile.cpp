@@ -84,18 +84,6 @@ std::pair<Expr, Expr> splitGuard(const Expr &pred, const std::string &var) {
   return {with, without};
 }
 
-// True when every conjunct of `pred` (null: none) that mentions `var` is a
-// comparison of two expressions affine in it: over an interval of `var`
-// such a conjunct holds everywhere when it holds at both ends.
-bool affineIn(const Expr &pred, const std::string &var) {
-  if (!pred || !mentionsVar(pred, var)) return true;
-  if (pred->kind == ExprKind::Binary && pred->binOp == BinOp::And)
-    return affineIn(pred->args[0], var) && affineIn(pred->args[1], var);
-  bool cmp = pred->kind == ExprKind::Binary && (pred->binOp == BinOp::LT || pred->binOp == BinOp::LE ||
-                                                pred->binOp == BinOp::GT || pred->binOp == BinOp::GE);
-  return cmp && laneStride(pred->args[0], var) && laneStride(pred->args[1], var);
-}
-
 struct TileEmitter {
   CodegenContext &cg;
   const ContractionNest &n;
@@ -119,16 +107,11 @@ struct TileEmitter {
   // plus l (null pred: all lanes).
   llvm::Value *laneMask(const Expr &pred) { return emitLaneMask(cg, pred, n.vecLoop->var, tile.lanes); }
 
-  // Folds operand vector y (and the splatted broadcast bc, MulAdd only)
-  // into accumulator acc, as the nest's store does per element.
+  // Folds operand vector y (times the splatted broadcast bc in a
+  // contraction) into accumulator acc, as the nest's store does per element.
   llvm::Value *combine(llvm::Value *acc, llvm::Value *y, llvm::Value *bc) {
-    switch (n.combine) {
-    case Combine::MulAdd: return b().CreateIntrinsic(llvm::Intrinsic::fmuladd, {vecTy}, {bc, y, acc});
-    case Combine::Add: return b().CreateFAdd(acc, y);
-    case Combine::Max: return b().CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, acc, y);
-    case Combine::Min: return b().CreateBinaryIntrinsic(llvm::Intrinsic::minnum, acc, y);
-    }
-    throw InternalError("register tile: unknown combine");
+    if (bc) return b().CreateIntrinsic(llvm::Intrinsic::fmuladd, {vecTy}, {bc, y, acc});
+    return codegen::lowerArith(cg, n.fold, acc, y, n.store->tensor->dtype);
   }
 
   // Address of t[indices] without `inbounds`: a fully masked vector of a

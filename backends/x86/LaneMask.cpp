@@ -40,6 +40,13 @@ bool laneMaskable(const Expr &pred, const std::string &var) {
   return false;
 }
 
+bool affineIn(const Expr &pred, const std::string &var) {
+  if (!pred || !mentionsVar(pred, var)) return true;
+  if (pred->kind == ExprKind::Binary && pred->binOp == BinOp::And)
+    return affineIn(pred->args[0], var) && affineIn(pred->args[1], var);
+  return comparison(pred) && laneStride(pred->args[0], var) && laneStride(pred->args[1], var);
+}
+
 llvm::Value *emitLaneMask(CodegenContext &cg, const Expr &pred, const std::string &var, int lanes) {
   auto &b = cg.b;
   auto *maskTy = llvm::FixedVectorType::get(b.getInt1Ty(), lanes);

@@ -21,6 +21,12 @@ std::optional<int64_t> laneStride(const ir::Expr &e, const std::string &var);
 // too) with an expression that ignores it.
 bool laneMaskable(const ir::Expr &pred, const std::string &var);
 
+// True when every conjunct of `pred` (null: none) that mentions `var` is a
+// comparison of two expressions affine in it: over an interval of `var`
+// such a conjunct holds everywhere when it holds at both ends (the
+// register tiles' test that a block is in range over a whole loop).
+bool affineIn(const ir::Expr &pred, const std::string &var);
+
 // The mask of `lanes` lanes where `pred` holds with `var` at its bound value
 // plus the lane number (null pred: all lanes). Requires laneMaskable(pred,
 // var) and `var` bound in `cg` to the first lane's value.

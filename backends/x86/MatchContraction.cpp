@@ -129,11 +129,11 @@ std::optional<ContractionNest> matchContraction(const LStmt &kLoop, std::string 
     for (size_t d = 0; isAcc && d < a->args.size(); ++d) isAcc = ir::sameExpr(a->args[d], next->indices[d]);
     if (!isAcc) continue;
     n.accLoad = a;
+    n.fold = v->binOp;
     if (v->binOp == BinOp::Add && p->kind == ExprKind::Binary && p->binOp == BinOp::Mul) {
       n.bcast = p->args[0];
       n.vec = p->args[1];
     } else {
-      n.combine = v->binOp == BinOp::Add ? Combine::Add : v->binOp == BinOp::Max ? Combine::Max : Combine::Min;
       n.vec = p;
     }
   }

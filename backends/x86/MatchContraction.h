@@ -27,11 +27,8 @@
 
 namespace tk::x86 {
 
-// How the nest folds each operand value into its accumulator.
-enum class Combine { MulAdd, Add, Max, Min };
-
 struct ContractionNest {
-  Combine combine = Combine::MulAdd;
+  ir::BinOp fold = ir::BinOp::Add;    // T = T fold X: Add (a multiply-add with bcast), Max or Min
   const ir::LStmt *kLoop = nullptr;   // the outermost reduction loop (the nest's root)
   std::vector<const ir::LStmt *> kLoops; // all reduction loops, outermost first (kLoops[0] == kLoop)
   const ir::LStmt *rowLoop = nullptr; // optional constant-extent loop inside it
@@ -39,7 +36,7 @@ struct ContractionNest {
   const ir::LStmt *vecLoop = nullptr; // innermost loop, vectorized along its variable
   const ir::LStmt *store = nullptr;   // the accumulating store
   ir::Expr accLoad;                   // T[..] read by the store's value
-  ir::Expr bcast;                     // MulAdd: the operand invariant along vecLoop; else null
+  ir::Expr bcast;                     // contraction: the operand invariant along vecLoop; else null
   ir::Expr vec;                       // the operand with unit stride along vecLoop
 };
 

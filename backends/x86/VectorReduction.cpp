@@ -99,10 +99,7 @@ struct ReductionEmitter {
     return splat(llvm::ConstantFP::get(elem, v));
   }
 
-  llvm::Value *combine(llvm::Value *a, llvm::Value *e) {
-    if (r.op == BinOp::Add) return b().CreateFAdd(a, e);
-    return b().CreateBinaryIntrinsic(r.op == BinOp::Max ? llvm::Intrinsic::maxnum : llvm::Intrinsic::minnum, a, e);
-  }
+  llvm::Value *combine(llvm::Value *a, llvm::Value *e) { return codegen::lowerArith(cg, r.op, a, e, r.store->tensor->dtype); }
 
   // One operand as a vector at the lanes from the loop variable's bound
   // value on (`tail`: lanes in range, null = all).
