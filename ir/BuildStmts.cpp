@@ -46,6 +46,11 @@ LStmtPtr lStmt(LStmt::Kind kind, SourceLoc loc) {
   return s;
 }
 
+const LStmt *soleStmt(const LStmt *s) {
+  while (s && s->kind == LStmt::Kind::Block && s->stmts.size() == 1) s = s->stmts[0].get();
+  return s;
+}
+
 LStmtPtr lBlock(std::vector<LStmtPtr> stmts, SourceLoc loc) {
   LStmtPtr s = lStmt(LStmt::Kind::Block, loc);
   s->stmts = std::move(stmts);

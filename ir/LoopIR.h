@@ -45,6 +45,9 @@ struct LStmt {
 LStmtPtr lBlock(std::vector<LStmtPtr> stmts, SourceLoc loc = {});
 // An empty statement of `kind` at `loc`, for passes to fill in.
 LStmtPtr lStmt(LStmt::Kind kind, SourceLoc loc = {});
+// `s` with blocks of a single statement unwrapped (null stays null): the
+// one statement a loop body holds, for matchers of perfect nests.
+const LStmt *soleStmt(const LStmt *s);
 
 // One exported C function.
 struct LoweredFunc {

@@ -2,6 +2,7 @@
 
 #include "ir/IRRewrite.h"
 #include "ir/Simplify.h"
+#include "scheduler/FreshNames.h"
 #include "scheduler/IndexRange.h"
 #include "scheduler/PhaseRowCopy.h"
 #include "scheduler/PartitionLoops.h"
@@ -63,17 +64,9 @@ void visitOwnExprs(const LStmt &s, const std::function<void(const Expr &)> &fn) 
 
 class Deinterleave {
 public:
-  explicit Deinterleave(const LoweredFunc &f) {
-    for (const Param &p : f.op->inputs) used_.insert(p.name);
-    for (const TensorPtr &t : f.op->outputs) used_.insert(t->name);
-    for (const std::string &s : f.op->symbols) used_.insert(s);
+  explicit Deinterleave(const LoweredFunc &f) : fresh_(f) {
     visitLStmt(f.body, [&](const LStmt &n) {
-      if (n.kind == LStmt::Kind::For || n.kind == LStmt::Kind::Let) used_.insert(n.var);
-      if (n.tensor) used_.insert(n.tensor->name);
       if (n.kind == LStmt::Kind::Store) written_.insert(n.tensor.get());
-      visitOwnExprs(n, [&](const Expr &e) {
-        if (e->kind == ExprKind::Var) used_.insert(e->name);
-      });
     });
   }
 
@@ -105,6 +98,7 @@ private:
 
   // Records the strided reads of innermost loop `x`.
   void collect(const LStmt &x) {
+    size_t top = windowTop(x);
     visitLStmt(x.body, [&](const LStmt &n) {
       visitOwnExprs(n, [&](const Expr &ld) {
         if (ld->kind != ExprKind::Load || ld->args.empty() || written_.count(ld->tensor.get())) return;
@@ -115,7 +109,7 @@ private:
         if (!split || split->coef < 2 || split->coef > kMaxStride) return;
         int64_t k = split->coef;
         Expr e = fromLinear(split->rest);
-        size_t g = groupFor(x, ld->tensor, row, k);
+        size_t g = groupFor(top, ld->tensor, row, k);
         if (std::optional<Reach> reach = paddedReach(x, ld, e, k)) {
           groups_[g].pads.push_back(ld->pad);
           groups_[g].reach.push_back(*reach);
@@ -168,10 +162,11 @@ private:
     }
   }
 
-  // The group of row `row` of `src` read with stride k in innermost loop x
+  // The group of row `row` of `src` read with stride k in an innermost loop
   // from the current path: its site is the nearest enclosing statement the
-  // row depends on, or the statement above x's window loops (windowTop).
-  size_t groupFor(const LStmt &x, const TensorPtr &src, const std::vector<Expr> &row, int64_t k) {
+  // row depends on, or the statement above the loop's window loops, which
+  // start at path index `top` (windowTop).
+  size_t groupFor(size_t top, const TensorPtr &src, const std::vector<Expr> &row, int64_t k) {
     auto rowMentions = [&](const std::string &v) {
       for (const Expr &i : row)
         if (mentionsVar(i, v)) return true;
@@ -186,7 +181,6 @@ private:
       --at;
     }
     std::vector<const LStmt *> dims;
-    size_t top = windowTop(x);
     if (at > top) {
       for (size_t i = top; i < path_.size(); ++i)
         if (rowMentions(path_[i].first->var)) dims.push_back(path_[i].first);
@@ -208,7 +202,7 @@ private:
     g.site = site, g.slot = slot, g.host = host, g.key = key;
     g.rows.src = src, g.rows.row = row, g.rows.k = k, g.rows.dims = dims;
     auto buf = std::make_shared<TensorDecl>();
-    buf->name = fresh(src->name + "_phases");
+    buf->name = fresh_(src->name + "_phases");
     buf->dtype = src->dtype;
     // Phase-major: each phase's rows for all window positions d are
     // contiguous, so the ranges the copy writes per phase stay disjoint
@@ -217,14 +211,14 @@ private:
     buf->shape.push_back(intImm(k));
     for (const LStmt *l : dims) {
       buf->shape.push_back(l->extent);
-      g.rows.d.push_back(fresh("d"));
+      g.rows.d.push_back(fresh_("d"));
     }
     buf->shape.push_back(simplify(ceilDiv(src->shape.back(), intImm(k))));
     buf->scope = Scope::Local;
     buf->role = TensorRole::Local;
     buf->loc = src->loc;
     g.rows.buf = buf;
-    g.rows.j = fresh("j"), g.rows.q = fresh("q");
+    g.rows.j = fresh_("j"), g.rows.q = fresh_("q");
     groups_.push_back(std::move(g));
     return groups_.size() - 1;
   }
@@ -238,8 +232,7 @@ private:
   // ignore the other window loops and a parent statement to copy in; else
   // path_.size() (no window loops).
   size_t windowTop(const LStmt &x) const {
-    const LStmt *st = x.body.get();
-    while (st && st->kind == LStmt::Kind::Block && st->stmts.size() == 1) st = st->stmts[0].get();
+    const LStmt *st = soleStmt(x.body.get());
     if (!st || st->kind != LStmt::Kind::Store || st->value->kind != ExprKind::Binary) return path_.size();
     BinOp op = st->value->binOp;
     if (op != BinOp::Add && op != BinOp::Max && op != BinOp::Min) return path_.size();
@@ -254,8 +247,7 @@ private:
     const LStmt *inner = &x;
     while (top > 1) {
       const auto &[l, slot] = path_[top - 1];
-      const LStmt *body = l->body.get();
-      while (body && body->kind == LStmt::Kind::Block && body->stmts.size() == 1) body = body->stmts[0].get();
+      const LStmt *body = soleStmt(l->body.get());
       bool window = l->kind == LStmt::Kind::For && l->forKind == ForKind::Serial && slot == Slot::Body &&
                     body == inner && !moves(l->var);
       if (!window) break;
@@ -268,13 +260,6 @@ private:
             mentionsVar(path_[i].first->extent, path_[o].first->var))
           return path_.size();
     return top;
-  }
-
-  std::string fresh(const std::string &base) {
-    std::string name = base;
-    for (int n = 1; used_.count(name); ++n) name = base + "_" + std::to_string(n);
-    used_.insert(name);
-    return name;
   }
 
   // T[row, k*x + e] -> P[e mod k, x + e div k], keeping the read's guard;
@@ -353,7 +338,7 @@ private:
     return a;
   }
 
-  std::set<std::string> used_;
+  FreshNames fresh_;
   std::set<const TensorDecl *> written_;
   Path path_;
   std::vector<Group> groups_;

@@ -19,11 +19,6 @@ bool unitStrideIn(const Expr &e, const std::string &var) {
   return c && *c == 1;
 }
 
-static const LStmt *single(const LStmt *p) {
-  while (p && p->kind == LStmt::Kind::Block && p->stmts.size() == 1) p = p->stmts[0].get();
-  return p;
-}
-
 namespace {
 
 // Collects the reason for the first failed condition.
@@ -69,10 +64,10 @@ std::optional<ContractionNest> matchContraction(const LStmt &kLoop, std::string 
   // The perfect nest under kLoop: reduction loops, then an optional row
   // loop (one the accumulated element moves with), then the vector loop.
   std::vector<const LStmt *> chain{&kLoop};
-  const LStmt *next = single(kLoop.body.get());
+  const LStmt *next = ir::soleStmt(kLoop.body.get());
   while (next && next->kind == LStmt::Kind::For) {
     chain.push_back(next);
-    next = single(next->body.get());
+    next = ir::soleStmt(next->body.get());
   }
   if (chain.size() < 2) {
     m.fail("the reduction loop does not hold exactly one loop");
@@ -189,7 +184,7 @@ Expr tileInitialValue(const LStmt &init, const ContractionNest &n) {
   if (!rowsDistinct) return nullptr;
   // The same loops over the rows and columns, up to their variables' names.
   std::vector<std::pair<std::string, Expr>> rename;
-  const LStmt *p = single(&init);
+  const LStmt *p = ir::soleStmt(&init);
   for (const LStmt *want : {n.rowLoop, n.vecLoop}) {
     if (!want) continue;
     if (!p || p->kind != LStmt::Kind::For ||
@@ -198,7 +193,7 @@ Expr tileInitialValue(const LStmt &init, const ContractionNest &n) {
         !ir::sameExpr(ir::substitute(p->extent, rename), want->extent))
       return nullptr;
     rename.push_back({p->var, ir::var(want->var, ir::VarKind::Loop)});
-    p = single(p->body.get());
+    p = ir::soleStmt(p->body.get());
   }
   // One constant to the same elements under the same guard. Guards are
   // index comparisons; one that read memory could change with the stores.

@@ -16,8 +16,7 @@ const LStmt *matchReassociableSum(const LStmt &loop, std::string *reason) {
     return nullptr;
   };
   if (loop.kind != LStmt::Kind::For || loop.forKind != ir::ForKind::Serial) return fail("not a serial loop");
-  const LStmt *s = loop.body.get();
-  while (s && s->kind == LStmt::Kind::Block && s->stmts.size() == 1) s = s->stmts[0].get();
+  const LStmt *s = ir::soleStmt(loop.body.get());
   if (!s || s->kind != LStmt::Kind::Store) return fail("the loop body is not a single store");
   const ir::TensorDecl &acc = *s->tensor;
   if (acc.scope != ir::Scope::Register || !ir::isFloat(acc.dtype))

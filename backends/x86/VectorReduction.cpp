@@ -37,8 +37,7 @@ std::optional<ReductionLoop> matchVectorReduction(const LStmt &loop, std::string
   };
   if (loop.kind != LStmt::Kind::For || (loop.forKind != ir::ForKind::Serial && loop.forKind != ir::ForKind::Vectorized))
     return fail("not a serial loop");
-  const LStmt *s = loop.body.get();
-  while (s && s->kind == LStmt::Kind::Block && s->stmts.size() == 1) s = s->stmts[0].get();
+  const LStmt *s = ir::soleStmt(loop.body.get());
   if (!s || s->kind != LStmt::Kind::Store) return fail("the loop body is not a single store");
   const ir::TensorDecl &acc = *s->tensor;
   const std::string &j = loop.var;
