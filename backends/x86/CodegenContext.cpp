@@ -39,10 +39,14 @@ void CodegenContext::emitEarlyExit(llvm::Value *status) {
 }
 
 llvm::Value *CodegenContext::emitCheckedMalloc(llvm::Value *bytes, const std::string &name) {
-  auto *type = llvm::FunctionType::get(b.getPtrTy(), {b.getInt64Ty()}, false);
-  // malloc(0) may return null; asking for at least one byte keeps null == failure.
+  auto *type = llvm::FunctionType::get(b.getPtrTy(), {b.getInt64Ty(), b.getInt64Ty()}, false);
+  // Cache-line aligned, so that a packed panel's rows are whole vectors
+  // (a zmm load crossing two lines costs two). aligned_alloc wants a size
+  // that is a multiple of the alignment, and at least one line keeps
+  // null == failure for an empty buffer.
   llvm::Value *size = b.CreateSelect(b.CreateICmpSGT(bytes, b.getInt64(0)), bytes, b.getInt64(1));
-  llvm::Value *ptr = b.CreateCall(runtimeFunction("malloc", type), {size}, name);
+  size = b.CreateAnd(b.CreateAdd(size, b.getInt64(kBufferAlign - 1)), b.getInt64(-kBufferAlign));
+  llvm::Value *ptr = b.CreateCall(runtimeFunction("aligned_alloc", type), {b.getInt64(kBufferAlign), size}, name);
   llvm::BasicBlock *fail = newBlock(name + ".oom");
   llvm::BasicBlock *ok = newBlock(name + ".ok");
   b.CreateCondBr(b.CreateIsNull(ptr), fail, ok);

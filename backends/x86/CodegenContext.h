@@ -27,7 +27,10 @@ public:
   // Frees the live heap buffers and leaves the function with `status`. The
   // current block is then terminated: the caller moves the builder on.
   void emitEarlyExit(llvm::Value *status);
-  // malloc(bytes) with a null check that exits with status 3.
+  // Alignment of every buffer a kernel allocates (stack or heap): a cache line.
+  static constexpr int64_t kBufferAlign = 64;
+  // A kBufferAlign-aligned heap block of `bytes` with a null check that
+  // exits with status 3.
   llvm::Value *emitCheckedMalloc(llvm::Value *bytes, const std::string &name);
   void emitFree(llvm::Value *ptr);
 

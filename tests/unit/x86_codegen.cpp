@@ -156,6 +156,33 @@ TEST_CASE("x86: allocations, reductions, math calls and 2-D indexing") {
   CHECK(out[1] == doctest::Approx(std::tanh(-1.0)));
 }
 
+TEST_CASE("x86: buffers start on a cache line, on the stack and on the heap") {
+  // A zmm load of a packed row that straddles two lines costs two loads:
+  // both kinds of buffer are 64-byte aligned, whatever their element type.
+  auto A = tensor("A", ScalarType::F32, {sym("N")}, TensorRole::Input);
+  auto Out = tensor("Out", ScalarType::F32, {sym("N")}, TensorRole::Output);
+  auto S = tensor("S", ScalarType::F32, {intImm(24)}, TensorRole::Local, Scope::Local);
+  auto H = tensor("H", ScalarType::F32, {sym("N")}, TensorRole::Local, Scope::Global);
+  Expr i = loopVar("i");
+  auto body = alloc(S, alloc(H, lBlock({
+      forLoop("i", sym("N"), store(H, {i}, load(A, {i}))),
+      forLoop("i", intImm(24), store(S, {i}, floatImm(1))),
+      forLoop("i", sym("N"), store(Out, {i}, binary(BinOp::Add, load(H, {i}),
+                                                     load(S, {binary(BinOp::Mod, i, intImm(24))})))),
+  })));
+  LoweredFunc f{"aligned", makeOp("aligned", {tensorParam(A)}, {Out}, {"N"}), TargetFamily::Cpu, body, {}};
+  std::string ir = emit({f}, CodegenOutput::LLVMIR, "x86_64", 0);
+  CHECK(ir.find("alloca [24 x float], align 64") != std::string::npos);
+  CHECK(ir.find("@aligned_alloc(i64 64,") != std::string::npos);
+  LoadedKernels k({f});
+  for (int64_t n : {0, 1, 17}) {
+    std::vector<float> a(n), out(n);
+    for (int64_t j = 0; j < n; ++j) a[j] = float(j);
+    CHECK(k.get<int(const float *, float *, int64_t)>("aligned")(a.data(), out.data(), n) == 0);
+    for (int64_t j = 0; j < n; ++j) CHECK(out[j] == float(j) + 1);
+  }
+}
+
 TEST_CASE("x86: f16 and bf16 tensors are 16-bit storage rounded to nearest even") {
   auto H = tensor("H", ScalarType::F16, {sym("N")}, TensorRole::Input);
   auto HB = tensor("HB", ScalarType::BF16, {sym("N")}, TensorRole::Output);
