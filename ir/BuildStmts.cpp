@@ -39,6 +39,35 @@ MStmtPtr mStore(TensorPtr t, std::vector<Expr> idx, Expr value, AccumOp accum, S
   return s;
 }
 
+MStmtPtr mIf(Expr cond, MStmtPtr thenS, MStmtPtr elseS, SourceLoc loc) {
+  auto s = std::make_shared<MStmt>();
+  s->kind = MStmt::Kind::If;
+  s->loc = loc;
+  s->cond = std::move(cond);
+  s->thenS = std::move(thenS);
+  s->elseS = std::move(elseS);
+  return s;
+}
+
+TensorPtr scratchTensor(std::string name, ScalarType dtype, std::vector<Expr> shape, Scope scope, SourceLoc loc) {
+  auto t = std::make_shared<TensorDecl>();
+  t->name = std::move(name);
+  t->dtype = dtype;
+  t->shape = std::move(shape);
+  t->scope = scope;
+  t->role = TensorRole::Local;
+  t->loc = loc;
+  return t;
+}
+
+MStmtPtr mAlloc(TensorPtr t, SourceLoc loc) {
+  auto s = std::make_shared<MStmt>();
+  s->kind = MStmt::Kind::Alloc;
+  s->loc = loc;
+  s->tensor = std::move(t);
+  return s;
+}
+
 LStmtPtr lStmt(LStmt::Kind kind, SourceLoc loc) {
   auto s = std::make_shared<LStmt>();
   s->kind = kind;

@@ -83,6 +83,12 @@ MStmtPtr mMapFor(std::vector<std::string> vars, MappingAtom::Kind kind, std::vec
                  std::optional<WorkerKind> worker, MStmtPtr body, SourceLoc loc = {});
 // t[idx...] (accum)= value
 MStmtPtr mStore(TensorPtr t, std::vector<Expr> idx, Expr value, AccumOp accum, SourceLoc loc = {});
+// if (cond) { thenS } else { elseS } (elseS may be null)
+MStmtPtr mIf(Expr cond, MStmtPtr thenS, MStmtPtr elseS, SourceLoc loc = {});
+// A scratch buffer the scheduler introduces (role Local) of `scope`, and the
+// statement allocating it (visible until the end of the enclosing block).
+TensorPtr scratchTensor(std::string name, ScalarType dtype, std::vector<Expr> shape, Scope scope, SourceLoc loc = {});
+MStmtPtr mAlloc(TensorPtr t, SourceLoc loc = {});
 
 struct Hole {
   int id = -1;

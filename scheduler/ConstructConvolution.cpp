@@ -229,19 +229,12 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
   // The filter, packed once per call: Fp[fb, k.., fr] is contiguous in fr
   // (one broadcast stream for all mr rows) and then in the innermost
   // reduction variable; rows past F hold 0 (the filter load's guard).
-  auto packed = std::make_shared<TensorDecl>();
-  packed->name = fresh("packed_" + ro.filt->tensor->name);
-  packed->dtype = a.target->dtype;
-  packed->shape = {simplify(panels)};
-  for (const IndexVar &k : ro.kOrder) packed->shape.push_back(k.extent);
-  packed->shape.push_back(intImm(t.mr));
-  packed->scope = Scope::Global;
-  packed->role = TensorRole::Local;
-  packed->loc = loc;
-  auto alloc = std::make_shared<MStmt>();
-  alloc->kind = MStmt::Kind::Alloc;
-  alloc->tensor = packed;
-  alloc->loc = loc;
+  std::vector<Expr> packedShape{simplify(panels)};
+  for (const IndexVar &k : ro.kOrder) packedShape.push_back(k.extent);
+  packedShape.push_back(intImm(t.mr));
+  TensorPtr packed = scratchTensor(fresh("packed_" + ro.filt->tensor->name), a.target->dtype, packedShape,
+                                   Scope::Global, loc);
+  MStmtPtr alloc = mAlloc(packed, loc);
   std::vector<Expr> pIdx{loopVar(fb)};
   for (const IndexVar &k : ro.kOrder) pIdx.push_back(loopVar(k.name));
   pIdx.push_back(loopVar(fr));
@@ -339,15 +332,6 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
     std::vector<IndexVar> outer(ro.kOrder.begin() + ro.windowVars, ro.kOrder.end() - 1);
     return tiles({yDim, ro.xDim}, pb, mul(os[yDim], ow), out, imgV, substitute(load(packed, fIdxC), fl.values), outer, true);
   };
-  auto ifElse = [&](const Expr &cond, MStmtPtr thenS, MStmtPtr elseS) {
-    auto branch = std::make_shared<MStmt>();
-    branch->kind = MStmt::Kind::If;
-    branch->loc = loc;
-    branch->cond = cond;
-    branch->thenS = std::move(thenS);
-    branch->elseS = std::move(elseS);
-    return branch;
-  };
 
   // The unit-stride version: the integer scalars multiplying x in the
   // image's last index set to 1 (no `if` when there are none), and within
@@ -361,12 +345,12 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
   Expr unitImg = substitute(ro.img, ones);
   MStmtPtr compute = rowTiles(unitImg);
   if (std::optional<Flat> fl = flatPixels(*op, ro, unitImg, ones))
-    compute = fl->cond ? ifElse(fl->cond, flatTiles(unitImg, *fl), compute) : flatTiles(unitImg, *fl);
+    compute = fl->cond ? mIf(fl->cond, flatTiles(unitImg, *fl), compute, loc) : flatTiles(unitImg, *fl);
   // Other strides and dilations: the default schedule, whose inner loop
   // over x the later loop-IR passes specialise (stride 2: interleaved
   // vector loads) and split at the padding; these tiles with a run-time
   // stride would run their register tile one lane at a time.
-  if (unitCond) compute = ifElse(unitCond, compute, defaultSchedule(op, TargetDesc{})->body);
+  if (unitCond) compute = mIf(unitCond, compute, defaultSchedule(op, TargetDesc{})->body, loc);
 
   return synthesizedKernel(op, TargetFamily::Cpu, mBlock({alloc, pack, compute}, op->loc));
 }

@@ -23,14 +23,15 @@ struct ContractionTiles {
 
 // The capacity rule (BLIS-style): nr = four vectors (64 f32 on AVX-512, 32
 // on AVX2), a power of two so that power-of-two widths split into whole
-// panels; mr the largest power of two whose mr x 4 accumulators, four
-// operand vectors and a broadcast fit the register file (4 with 32 zmm, 2
-// with 16 ymm); kc the largest power of two in [16, 512] whose A and B
-// micro-panel pair (kc x (mr + nr)) fills at most 3/4 of L1 (128 for 48
-// KiB); mc x kc and kc x nc packed blocks within a quarter of the first
-// per-core level (L2) each, mc at most 128 rows and nc at most 8 register
-// tiles. Measured on square SGEMM 256-2048 against 4 x 96 / kc 64
-// (docs/performance.md). Requires a CPU description.
+// panels; mr the most rows whose mr x 4 accumulators, four operand vectors
+// and a broadcast fit the register file (6 with 32 zmm, 2 with 16 ymm); kc
+// the largest power of two in [16, 512] whose A and B micro-panel pair
+// (kc x (mr + nr)) fills at most 3/4 of L1 (128 for 48 KiB); mc x kc and
+// kc x nc packed blocks within a quarter of the first per-core level (L2)
+// each, mc at most 128 rows in whole register tiles (126 = 21 x 6: a
+// power-of-two M leaves one small last row task) and nc at most 8
+// register tiles. Measured on square SGEMM 256-2048 (docs/performance.md).
+// Requires a CPU description.
 ContractionTiles chooseContractionTiles(const construct::HardwareDesc &hw, int vectorBits, int elemBytes);
 
 // The blocking of a Gensor state of the contraction's loop nest (dims
@@ -61,6 +62,14 @@ bool constructScheduleApplies(const ir::Op &op, std::string *reason = nullptr);
 
 // Takes a verified op for which constructScheduleApplies holds; returns a
 // synthesized mapping-IR kernel:
+//   if (M > mc) {   // several row tasks: Y packed once, shared by all
+//     global S: [b.. of Y, cdiv(N, nr), K, nr]
+//     for (b.., panel, k block) in spatial(..) on cores { S[..] = Y[..] }
+//     tasks reading Yp[jr, k, j] from S[b.., bj*(nc/nr) + jr, kb*kc + k, j]
+//   } else {
+//     tasks packing Y's kc x nc block themselves (below)
+//   }
+// where the tasks are
 //   for (b.., bi, bj) in spatial(B.., cdiv(M, mc), cdiv(N, nc)) on cores {
 //     T[tile] = 0
 //     for kb in 0..cdiv(K, kc) {
@@ -69,8 +78,9 @@ bool constructScheduleApplies(const ir::Op &op, std::string *reason = nullptr);
 //       for jr, ir (live panels only) { for k in 0..min(kc, K - kb*kc) {
 //         for (r, j) in repeat(mr, nr) { T[..] += Xp[ir, k, r] * Yp[jr, k, j] } } }
 //   } }
-// The innermost three loops are the nest MatchContraction recognises; the
-// packed operands carry no guards, so full register tiles run unmasked.
+// (a constant M keeps only the version it takes). The innermost three loops
+// are the nest MatchContraction recognises; the packed operands carry no
+// guards, so full register tiles run unmasked.
 ir::KernelPtr constructSchedule(const ir::OpPtr &op, const ContractionTiles &tiles);
 
 } // namespace tk

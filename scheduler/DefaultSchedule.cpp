@@ -182,13 +182,7 @@ MStmtPtr scheduleAssign(const Assign &a, TargetFamily family) {
 
 KernelPtr defaultSchedule(const OpPtr &op, const TargetDesc &target) {
   std::vector<MStmtPtr> stmts;
-  for (const TensorPtr &t : op->intermediates) {
-    auto alloc = std::make_shared<MStmt>();
-    alloc->kind = MStmt::Kind::Alloc;
-    alloc->tensor = t;
-    alloc->loc = t->loc;
-    stmts.push_back(alloc);
-  }
+  for (const TensorPtr &t : op->intermediates) stmts.push_back(mAlloc(t, t->loc));
   for (const Assign &a : op->body)
     stmts.push_back(target.family == TargetFamily::Cuda ? scheduleAssignGpu(a, *op) : scheduleAssign(a, target.family));
   return synthesizedKernel(op, target.family, mBlock(std::move(stmts), op->loc));

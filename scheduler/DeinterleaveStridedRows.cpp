@@ -201,23 +201,17 @@ private:
     Group g;
     g.site = site, g.slot = slot, g.host = host, g.key = key;
     g.rows.src = src, g.rows.row = row, g.rows.k = k, g.rows.dims = dims;
-    auto buf = std::make_shared<TensorDecl>();
-    buf->name = fresh_(src->name + "_phases");
-    buf->dtype = src->dtype;
     // Phase-major: each phase's rows for all window positions d are
     // contiguous, so the ranges the copy writes per phase stay disjoint
     // even over the whole d loop (LLVM widens its run-time overlap checks
     // to the enclosing loop; with d outermost they would always overlap).
-    buf->shape.push_back(intImm(k));
+    std::vector<Expr> shape{intImm(k)};
     for (const LStmt *l : dims) {
-      buf->shape.push_back(l->extent);
+      shape.push_back(l->extent);
       g.rows.d.push_back(fresh_("d"));
     }
-    buf->shape.push_back(simplify(ceilDiv(src->shape.back(), intImm(k))));
-    buf->scope = Scope::Local;
-    buf->role = TensorRole::Local;
-    buf->loc = src->loc;
-    g.rows.buf = buf;
+    shape.push_back(simplify(ceilDiv(src->shape.back(), intImm(k))));
+    g.rows.buf = scratchTensor(fresh_(src->name + "_phases"), src->dtype, shape, Scope::Local, src->loc);
     g.rows.j = fresh_("j"), g.rows.q = fresh_("q");
     groups_.push_back(std::move(g));
     return groups_.size() - 1;

@@ -38,12 +38,7 @@ struct Lowerer {
         v.name = n;
       }
       red->args[0] = substitute(e->args[0], renames);
-      auto acc = std::make_shared<TensorDecl>();
-      acc->name = fresh("acc", scope);
-      acc->dtype = e->type;
-      acc->scope = Scope::Register;
-      acc->role = TensorRole::Local;
-      acc->loc = e->loc;
+      TensorPtr acc = scratchTensor(fresh("acc", scope), e->type, {}, Scope::Register, e->loc);
       pending.push_back({acc, red});
       return load(acc, {}, nullptr, nullptr, e->loc);
     }

@@ -10,19 +10,10 @@ PackedOperand packPanels(const Expr &operand, const PanelSpec &spec, SourceLoc l
   if (!operand || (operand->type != ScalarType::F32 && operand->type != ScalarType::F64))
     throw InternalError("packPanels: the operand is not an f32/f64 expression");
   PackedOperand out;
-  auto buf = std::make_shared<TensorDecl>();
-  buf->name = spec.buffer;
-  buf->dtype = operand->type;
-  buf->shape = {intImm(spec.panels), intImm(spec.depth), intImm(spec.width)};
-  buf->scope = Scope::Local;
-  buf->role = TensorRole::Local;
-  buf->loc = loc;
+  TensorPtr buf = scratchTensor(spec.buffer, operand->type,
+                                {intImm(spec.panels), intImm(spec.depth), intImm(spec.width)}, Scope::Local, loc);
   out.buffer = buf;
-
-  out.alloc = std::make_shared<MStmt>();
-  out.alloc->kind = MStmt::Kind::Alloc;
-  out.alloc->tensor = buf;
-  out.alloc->loc = loc;
+  out.alloc = mAlloc(buf, loc);
 
   Expr p = var(spec.copyVars[0], VarKind::Loop), d = var(spec.copyVars[1], VarKind::Loop),
        w = var(spec.copyVars[2], VarKind::Loop);

@@ -35,10 +35,10 @@ double value(const std::string &name, size_t i) { return double((i * 5 + name[0]
 TEST_CASE("construct schedule: the capacity rule sizes the micro-kernel from the register file and L1") {
   construct::HardwareDesc hw = cpu(48 << 10, 1 << 20);
   ContractionTiles t = chooseContractionTiles(hw, 512, 4);
-  CHECK(t.mr == 4);  // 4 x 4 zmm accumulators + 4 operands + 1 broadcast = 21; 8 rows would need 37
+  CHECK(t.mr == 6);  // 6 x 4 zmm accumulators + 4 operands + 1 broadcast = 29; 7 rows would need 33
   CHECK(t.nr == 64); // four vectors: a power of two
-  CHECK(t.kc == 128); // the pair 128 x 68 f32 = 34 KiB fills <= 3/4 of 48 KiB; 256 would not
-  CHECK(t.mc == 128);
+  CHECK(t.kc == 128); // the pair 128 x 70 f32 = 35 KiB fills <= 3/4 of 48 KiB; 256 would not
+  CHECK(t.mc == 126); // at most 128 rows, in whole 6-row tiles
   CHECK(t.nc == 512); // 8 register tiles; 512 x 128 f32 = 256 KiB = a quarter of L2
   t = chooseContractionTiles(hw, 256, 4);
   CHECK(t.nr == 32); // 16 ymm: 2 x 4 accumulators + 4 + 1 = 13
@@ -47,7 +47,7 @@ TEST_CASE("construct schedule: the capacity rule sizes the micro-kernel from the
   t = chooseContractionTiles(cpu(32 << 10, 256 << 10), 512, 8);
   CHECK(t.nr == 32); // f64: 8 lanes x 4
   CHECK(t.kc == 64);  // 64 x 36 f64 = 18 KiB <= 24 KiB
-  CHECK(t.mc == 128); // a quarter of 256 KiB holds 128 x 64 doubles
+  CHECK(t.mc == 126); // a quarter of 256 KiB holds 128 x 64 doubles: 21 whole 6-row tiles
   CHECK(t.nc == 128); // ... and only 128 columns: four whole 32-column tiles
 }
 
@@ -64,7 +64,7 @@ TEST_CASE("construct schedule: a Gensor state gives the task tile, in whole regi
   CHECK(t.mr == rule.mr);
   CHECK(t.nr == rule.nr);
   CHECK(t.kc == rule.kc);
-  CHECK(t.mc == 100); // already whole 4-row tiles
+  CHECK(t.mc == 102); // 100 rounded up to whole 6-row tiles
   CHECK(t.nc == 256); // 200 rounded up to 64-column tiles
   s.tile[1] = {4096, 4096, 512};
   t = contractionTilesFromState(space, s, 512);
@@ -124,6 +124,33 @@ TEST_CASE("construct schedule: packed blocked matmul is exact on ragged shapes")
     checkMatmul(f, M, K, N, value);
 }
 
+TEST_CASE("construct schedule: several row tasks share one packed copy of B, one task packs its own") {
+  // Each row task would otherwise pack the same kc x nc blocks of B again:
+  // with M > mc, B is packed once per call, in parallel over panels and k
+  // blocks, into a global buffer of whole panels that every task reads.
+  ContractionTiles t{2, 4, 3, 4, 8};
+  KernelPtr k = constructSchedule(matmulOp(), t);
+  std::string text = printKernel(*k);
+  CHECK_MESSAGE(text.find("if (M > 4) {") != std::string::npos, text);
+  CHECK(text.find("global shared_B: f32[cdiv(N, 4), K, 4];") != std::string::npos);
+  CHECK(text.find("shared_B[sp, sk * 3 + sd, sw] = B[sk * 3 + sd, sp * 4 + sw];") != std::string::npos);
+  CHECK(text.find("packed_A[ir, kk, r] * shared_B[bj * 2 + jr, kb * 3 + kk, jj]") != std::string::npos);
+  CHECK(text.find("packed_A[ir, kk, r] * packed_B[jr, kk, jj]") != std::string::npos);
+  LoweredFunc f = lowerOne(k->op, k);
+  // Rows 5 and 9 take the shared copy (with a partial last row task),
+  // 3 and 4 the per-task one; columns and depth leave partial panels and
+  // k blocks in both.
+  for (auto [M, K, N] : std::vector<std::array<int64_t, 3>>{{5, 7, 9}, {9, 3, 4}, {3, 7, 9}, {4, 1, 13}})
+    checkMatmul(f, M, K, N, value);
+  // A constant M picks one version at compile time.
+  OpPtr fixed = std::make_shared<Op>(*matmulOp());
+  fixed->body[0].vars[0].extent = ci(12);
+  std::string one = printKernel(*constructSchedule(fixed, t));
+  CHECK(one.find("if (") == std::string::npos);
+  CHECK(one.find("global shared_B") != std::string::npos);
+  CHECK(one.find("packed_B") == std::string::npos);
+}
+
 TEST_CASE("pack operand: panels hold the operand with the panel and depth variables substituted") {
   OpPtr op = matmulOp();
   const Expr &b = op->body[0].value->args[0]->args[1]; // B[k, j]
@@ -150,7 +177,7 @@ TEST_CASE("construct schedule: whole row blocks pack A with a constant-trip copy
   LoweredFunc f = lowerOne(k->op, k);
   std::string text = printLoweredFunc(f);
   CHECK_MESSAGE(text.find("for w in 0..4 {\n"
-                          "              packed_A[p, d, w] = A[bi * 8 + p * 4 + w, d + kb * 8];\n") != std::string::npos,
+                          "                packed_A[p, d, w] = A[bi * 8 + p * 4 + w, d + kb * 8];\n") != std::string::npos,
                 text);
   for (auto [M, K, N] : std::vector<std::array<int64_t, 3>>{{8, 8, 32}, {9, 5, 17}, {3, 16, 40}})
     checkMatmul(f, M, K, N, value);
