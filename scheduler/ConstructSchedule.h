@@ -15,9 +15,11 @@ namespace tk {
 
 // The blocking, BLIS-style (docs/construct.md, "Constructed CPU kernels"):
 // mr x nr is the register tile (the accumulators of one EmitRegisterTile
-// block), kc the depth of one packed panel, mc x nc one core's task.
+// block), kc the depth of one packed panel of Y, mc x nc one core's task,
+// ka the depth of X's packed block (a multiple of kc; 0 or kc: as deep as
+// Y's).
 struct ContractionTiles {
-  int64_t mr = 4, nr = 16, kc = 64, mc = 64, nc = 64;
+  int64_t mr = 4, nr = 16, kc = 64, mc = 64, nc = 64, ka = 0;
   bool operator==(const ContractionTiles &) const = default;
 };
 
@@ -30,7 +32,9 @@ struct ContractionTiles {
 // kc x nc packed blocks within a quarter of the first per-core level (L2)
 // each, mc at most 128 rows in whole register tiles (126 = 21 x 6: a
 // power-of-two M leaves one small last row task) and nc at most 8
-// register tiles. Measured on square SGEMM 256-2048 (docs/performance.md).
+// register tiles; ka = kc x the largest power of two up to 8 whose
+// mc x ka block of X fits that quarter too (long runs of each row of X
+// for the prefetcher). Measured on square SGEMM 256-2048 (docs/performance.md).
 // Requires a CPU description.
 ContractionTiles chooseContractionTiles(const construct::HardwareDesc &hw, int vectorBits, int elemBytes);
 
@@ -78,6 +82,8 @@ bool constructScheduleApplies(const ir::Op &op, std::string *reason = nullptr);
 //       for jr, ir (live panels only) { for k in 0..min(kc, K - kb*kc) {
 //         for (r, j) in repeat(mr, nr) { T[..] += Xp[ir, k, r] * Yp[jr, k, j] } } }
 //   } }
+// With ka > kc the k blocks are grouped: X's mc x ka block is packed once
+// per ka / kc of them and the tile reads Xp[ir, kb*kc + k, r].
 // (a constant M keeps only the version it takes). The innermost three loops
 // are the nest MatchContraction recognises; the packed operands carry no
 // guards, so full register tiles run unmasked.

@@ -40,6 +40,7 @@ TEST_CASE("construct schedule: the capacity rule sizes the micro-kernel from the
   CHECK(t.kc == 128); // the pair 128 x 70 f32 = 35 KiB fills <= 3/4 of 48 KiB; 256 would not
   CHECK(t.mc == 126); // at most 128 rows, in whole 6-row tiles
   CHECK(t.nc == 512); // 8 register tiles; 512 x 128 f32 = 256 KiB = a quarter of L2
+  CHECK(t.ka == 512); // A packed 4 k blocks deep: 126 x 512 f32 = 252 KiB; 8 would not fit
   t = chooseContractionTiles(hw, 256, 4);
   CHECK(t.nr == 32); // 16 ymm: 2 x 4 accumulators + 4 + 1 = 13
   CHECK(t.mr == 2);
@@ -49,6 +50,7 @@ TEST_CASE("construct schedule: the capacity rule sizes the micro-kernel from the
   CHECK(t.kc == 64);  // 64 x 36 f64 = 18 KiB <= 24 KiB
   CHECK(t.mc == 126); // a quarter of 256 KiB holds 128 x 64 doubles: 21 whole 6-row tiles
   CHECK(t.nc == 128); // ... and only 128 columns: four whole 32-column tiles
+  CHECK(t.ka == 64);  // 126 x 128 doubles would not fit: A is packed one k block deep
 }
 
 TEST_CASE("construct schedule: a Gensor state gives the task tile, in whole register tiles") {
@@ -149,6 +151,21 @@ TEST_CASE("construct schedule: several row tasks share one packed copy of B, one
   CHECK(one.find("if (") == std::string::npos);
   CHECK(one.find("global shared_B") != std::string::npos);
   CHECK(one.find("packed_B") == std::string::npos);
+}
+
+TEST_CASE("construct schedule: A packed several k blocks deep is exact on ragged shapes") {
+  // ka = 3 kc: A's block is packed once per three k blocks of B, and the
+  // tile reads it at depth kb * kc + kk; K leaves partial A blocks and
+  // partial k blocks within them, in both the shared-B and per-task versions.
+  ContractionTiles t{2, 4, 2, 4, 8, 6};
+  KernelPtr k = constructSchedule(matmulOp(), t);
+  std::string text = printKernel(*k);
+  CHECK_MESSAGE(text.find("local packed_A: f32[2, 6, 2];") != std::string::npos, text);
+  CHECK(text.find("for kb in 0..min(3, cdiv(K - ka * 6, 2)) {") != std::string::npos);
+  CHECK(text.find("packed_A[ir, kb * 2 + kk, r] * shared_B[bj * 2 + jr, ka * 6 + kb * 2 + kk, jj]") != std::string::npos);
+  LoweredFunc f = lowerOne(k->op, k);
+  for (auto [M, K, N] : std::vector<std::array<int64_t, 3>>{{5, 13, 9}, {9, 6, 4}, {3, 7, 9}, {4, 1, 13}, {7, 12, 5}})
+    checkMatmul(f, M, K, N, value);
 }
 
 TEST_CASE("pack operand: panels hold the operand with the panel and depth variables substituted") {
