@@ -4,19 +4,22 @@
 
 namespace tk::ir {
 
-MStmtPtr mBlock(std::vector<MStmtPtr> stmts, SourceLoc loc) {
+MStmtPtr mStmt(MStmt::Kind kind, SourceLoc loc) {
   auto s = std::make_shared<MStmt>();
-  s->kind = MStmt::Kind::Block;
-  s->stmts = std::move(stmts);
+  s->kind = kind;
   s->loc = loc;
+  return s;
+}
+
+MStmtPtr mBlock(std::vector<MStmtPtr> stmts, SourceLoc loc) {
+  MStmtPtr s = mStmt(MStmt::Kind::Block, loc);
+  s->stmts = std::move(stmts);
   return s;
 }
 
 MStmtPtr mMapFor(std::vector<std::string> vars, MappingAtom::Kind kind, std::vector<Expr> dims,
                  std::optional<WorkerKind> worker, MStmtPtr body, SourceLoc loc) {
-  auto s = std::make_shared<MStmt>();
-  s->kind = MStmt::Kind::MapFor;
-  s->loc = loc;
+  MStmtPtr s = mStmt(MStmt::Kind::MapFor, loc);
   s->vars = std::move(vars);
   MappingAtom atom;
   atom.kind = kind;
@@ -29,9 +32,7 @@ MStmtPtr mMapFor(std::vector<std::string> vars, MappingAtom::Kind kind, std::vec
 }
 
 MStmtPtr mStore(TensorPtr t, std::vector<Expr> idx, Expr value, AccumOp accum, SourceLoc loc) {
-  auto s = std::make_shared<MStmt>();
-  s->kind = MStmt::Kind::Store;
-  s->loc = loc;
+  MStmtPtr s = mStmt(MStmt::Kind::Store, loc);
   s->tensor = std::move(t);
   s->indices = std::move(idx);
   s->value = std::move(value);
@@ -40,9 +41,7 @@ MStmtPtr mStore(TensorPtr t, std::vector<Expr> idx, Expr value, AccumOp accum, S
 }
 
 MStmtPtr mIf(Expr cond, MStmtPtr thenS, MStmtPtr elseS, SourceLoc loc) {
-  auto s = std::make_shared<MStmt>();
-  s->kind = MStmt::Kind::If;
-  s->loc = loc;
+  MStmtPtr s = mStmt(MStmt::Kind::If, loc);
   s->cond = std::move(cond);
   s->thenS = std::move(thenS);
   s->elseS = std::move(elseS);
@@ -61,9 +60,7 @@ TensorPtr scratchTensor(std::string name, ScalarType dtype, std::vector<Expr> sh
 }
 
 MStmtPtr mAlloc(TensorPtr t, SourceLoc loc) {
-  auto s = std::make_shared<MStmt>();
-  s->kind = MStmt::Kind::Alloc;
-  s->loc = loc;
+  MStmtPtr s = mStmt(MStmt::Kind::Alloc, loc);
   s->tensor = std::move(t);
   return s;
 }
@@ -77,6 +74,13 @@ LStmtPtr lStmt(LStmt::Kind kind, SourceLoc loc) {
 
 const LStmt *soleStmt(const LStmt *s) {
   while (s && s->kind == LStmt::Kind::Block && s->stmts.size() == 1) s = s->stmts[0].get();
+  return s;
+}
+
+LStmtPtr lAlloc(TensorPtr t, LStmtPtr body, SourceLoc loc) {
+  LStmtPtr s = lStmt(LStmt::Kind::Alloc, loc);
+  s->tensor = std::move(t);
+  s->body = std::move(body);
   return s;
 }
 

@@ -43,6 +43,8 @@ struct LStmt {
 };
 
 LStmtPtr lBlock(std::vector<LStmtPtr> stmts, SourceLoc loc = {});
+// alloc t { body }: t is visible in body only.
+LStmtPtr lAlloc(TensorPtr t, LStmtPtr body, SourceLoc loc = {});
 // An empty statement of `kind` at `loc`, for passes to fill in.
 LStmtPtr lStmt(LStmt::Kind kind, SourceLoc loc = {});
 // `s` with blocks of a single statement unwrapped (null stays null): the

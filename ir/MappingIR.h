@@ -77,6 +77,8 @@ struct MStmt {
   std::vector<Expr> operands;                 // Intrinsic: Loads, see GpuIntrinsic
 };
 
+// An empty statement of `kind` at `loc`, for passes to fill in.
+MStmtPtr mStmt(MStmt::Kind kind, SourceLoc loc = {});
 MStmtPtr mBlock(std::vector<MStmtPtr> stmts, SourceLoc loc = {});
 // for (vars...) in KIND(dims...) [on worker] { body } — a single-factor mapping loop.
 MStmtPtr mMapFor(std::vector<std::string> vars, MappingAtom::Kind kind, std::vector<Expr> dims,

@@ -298,10 +298,10 @@ private:
       std::vector<LStmtPtr> stmts = c->kind == LStmt::Kind::Block ? c->stmts : std::vector<LStmtPtr>{c};
       stmts.push_back(child);
       child = lBlock(std::move(stmts), s->loc);
-      if (!g.host) child = allocate(g, child);
+      if (!g.host) child = lAlloc(g.rows.buf, child, child->loc);
     }
     for (const Group &g : groups_)
-      if (g.host == s.get()) n->body = allocate(g, n->body);
+      if (g.host == s.get()) n->body = lAlloc(g.rows.buf, n->body, n->body->loc);
     return n;
   }
 
@@ -323,13 +323,6 @@ private:
       *p = b;
     }
     return changed ? Expr(n) : e;
-  }
-
-  static LStmtPtr allocate(const Group &g, LStmtPtr body) {
-    LStmtPtr a = lStmt(LStmt::Kind::Alloc, body->loc);
-    a->tensor = g.rows.buf;
-    a->body = std::move(body);
-    return a;
   }
 
   FreshNames fresh_;

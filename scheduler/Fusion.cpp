@@ -97,13 +97,7 @@ MStmtPtr epilogueStore(const Assign &c, const TensorPtr &t, const EpilogueIndexM
   Expr g = transformExpr(substitute(c.value, bind), [&](const Expr &n) {
     return n->kind == ExprKind::Load && n->tensor == t ? v : n;
   });
-  auto st = std::make_shared<MStmt>();
-  st->kind = MStmt::Kind::Store;
-  st->loc = loc;
-  st->tensor = c.target;
-  st->indices = std::move(target);
-  st->value = g;
-  return st;
+  return mStore(c.target, std::move(target), g, AccumOp::None, loc);
 }
 
 // Applies consumer `c` to the anchor statement `anchor`, which stores `t`;

@@ -96,12 +96,7 @@ struct Lowerer {
     for (const Pending &p : pending) compute(p, scope, seq);
     seq.push_back(s);
     LStmtPtr out = lBlock(std::move(seq), s->loc);
-    for (size_t i = pending.size(); i-- > 0;) {
-      auto alloc = lStmt(LStmt::Kind::Alloc, s->loc);
-      alloc->tensor = pending[i].acc;
-      alloc->body = out;
-      out = alloc;
-    }
+    for (size_t i = pending.size(); i-- > 0;) out = lAlloc(pending[i].acc, out, s->loc);
     return out;
   }
 

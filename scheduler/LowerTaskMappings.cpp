@@ -87,10 +87,7 @@ struct Lowerer {
     std::vector<LStmtPtr> out;
     for (size_t i = from; i < stmts.size(); ++i) {
       if (stmts[i]->kind == MStmt::Kind::Alloc) {
-        auto alloc = lStmt(LStmt::Kind::Alloc, stmts[i]->loc);
-        alloc->tensor = stmts[i]->tensor;
-        alloc->body = block(stmts, i + 1, loc);
-        out.push_back(alloc);
+        out.push_back(lAlloc(stmts[i]->tensor, block(stmts, i + 1, loc), stmts[i]->loc));
         break;
       }
       out.push_back(lower(stmts[i]));

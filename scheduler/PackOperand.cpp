@@ -19,32 +19,15 @@ PackedOperand packPanels(const Expr &operand, const PanelSpec &spec, SourceLoc l
        w = var(spec.copyVars[2], VarKind::Loop);
   Expr value = substitute(operand, {{spec.outerVar, simplify(add(spec.outerBase, add(mul(p, intImm(spec.width)), w)))},
                                     {spec.depthVar, simplify(add(spec.depthBase, d))}});
-  auto store = std::make_shared<MStmt>();
-  store->kind = MStmt::Kind::Store;
-  store->loc = loc;
-  store->tensor = buf;
-  store->indices = {p, d, w};
-  store->value = value;
-
-  auto lanes = std::make_shared<MStmt>();
-  lanes->kind = MStmt::Kind::MapFor;
-  lanes->loc = loc;
-  lanes->vars = {spec.copyVars[2]};
-  MappingAtom atom;
-  atom.kind = MappingAtom::Kind::Repeat;
-  atom.dims = {intImm(spec.width)};
-  atom.loc = loc;
-  lanes->mapping.atoms.push_back(std::move(atom));
-  lanes->body = store;
+  MStmtPtr lanes = mMapFor({spec.copyVars[2]}, MappingAtom::Kind::Repeat, {intImm(spec.width)}, std::nullopt,
+                           mStore(buf, {p, d, w}, value, AccumOp::None, loc), loc);
   MStmtPtr rows = seqFor(spec.copyVars[1], spec.liveDepth ? spec.liveDepth : intImm(spec.depth), lanes, loc);
   out.copy = seqFor(spec.copyVars[0], spec.livePanels ? spec.livePanels : intImm(spec.panels), rows, loc);
   return out;
 }
 
 MStmtPtr seqFor(const std::string &v, Expr end, MStmtPtr body, SourceLoc loc) {
-  auto s = std::make_shared<MStmt>();
-  s->kind = MStmt::Kind::SeqFor;
-  s->loc = loc;
+  MStmtPtr s = mStmt(MStmt::Kind::SeqFor, loc);
   s->var = v;
   s->begin = intImm(0);
   s->end = simplify(std::move(end));
