@@ -157,25 +157,27 @@ MStmtPtr scheduleAssign(const Assign &a, TargetFamily family) {
     return parallelOver(a.vars, s, family, repeatOver(a.vars, s, rank, st, a.loc), a.loc);
   }
 
-  // T[...] = identity; then for outer output dims, reduction vars, innermost
-  // output dim: T[...] op= body; then, when the value is f(reduction)
-  // (avgpool's sum / k^2), T[...] = f(T[...]) while the task's rows are in
-  // cache.
+  // For each row of the outer output dims: T[row] = identity, then for the
+  // reduction vars, innermost output dim: T[row] op= body, then, when the
+  // value is f(reduction) (avgpool's sum / k^2), T[row] = f(T[row]) while
+  // the row is in cache. Setting each row right before its reduction lets
+  // the x86 register tile start from the identity instead of reading the
+  // row back (tileInitialValue).
   const std::vector<IndexVar> &rvars = red->rvars;
   Expr body = substitute(red->args[0], loopVars(rvars));
   Expr zero = reductionIdentity(red->reduceOp, a.target->dtype);
-  MStmtPtr init = repeatOver(a.vars, s, rank, mStore(a.target, idx, zero, AccumOp::None, a.loc), a.loc);
+  MStmtPtr init = repeatOver(a.vars, rank - 1, rank, mStore(a.target, idx, zero, AccumOp::None, a.loc), a.loc);
   MStmtPtr update = mStore(a.target, idx, body, accumFor(red->reduceOp), a.loc);
   update = repeatOver(a.vars, rank - 1, rank, update, a.loc);
   update = repeatOver(rvars, 0, rvars.size(), update, red->loc.valid() ? red->loc : a.loc);
-  update = repeatOver(a.vars, s, rank - 1, update, a.loc);
-  std::vector<MStmtPtr> task{init, update};
+  std::vector<MStmtPtr> row{init, update};
   if (red != value) {
     Expr reduced = load(a.target, idx);
     Expr post = transformExpr(value, [&](const Expr &n) { return n == red ? reduced : n; });
-    task.push_back(repeatOver(a.vars, s, rank, mStore(a.target, idx, post, AccumOp::None, a.loc), a.loc));
+    row.push_back(repeatOver(a.vars, rank - 1, rank, mStore(a.target, idx, post, AccumOp::None, a.loc), a.loc));
   }
-  return parallelOver(a.vars, s, family, mBlock(task, a.loc), a.loc);
+  MStmtPtr task = repeatOver(a.vars, s, rank - 1, mBlock(row, a.loc), a.loc);
+  return parallelOver(a.vars, s, family, task, a.loc);
 }
 
 } // namespace

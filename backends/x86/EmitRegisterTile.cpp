@@ -6,6 +6,7 @@
 #include <llvm/IR/Intrinsics.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 namespace tk::x86 {
@@ -111,6 +112,14 @@ struct TileEmitter {
   // contraction) into accumulator acc, as the nest's store does per element.
   llvm::Value *combine(llvm::Value *acc, llvm::Value *y, llvm::Value *bc) {
     if (bc) return b().CreateIntrinsic(llvm::Intrinsic::fmuladd, {vecTy}, {bc, y, acc});
+    // maxnum/minnum (NaN loses) take a compare, a max and a blend on x86.
+    // Accumulators that start from a constant other than NaN never become
+    // NaN, and then `y > acc ? y : acc` is the same value: one vmaxps,
+    // which returns its second operand when either is NaN.
+    if ((n.fold == BinOp::Max || n.fold == BinOp::Min) && init && !std::isnan(init->floatValue)) {
+      llvm::Value *wins = n.fold == BinOp::Max ? b().CreateFCmpOGT(y, acc) : b().CreateFCmpOLT(y, acc);
+      return b().CreateSelect(wins, y, acc);
+    }
     return codegen::lowerArith(cg, n.fold, acc, y, n.store->tensor->dtype);
   }
 

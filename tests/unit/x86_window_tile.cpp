@@ -3,7 +3,8 @@
 // reduction loops, refuses a computed operand with its reason, and the
 // compiled tile equals the definition on a baseline (4-lane) target with a
 // ragged tail and a strided window guard as lane masks (LaneMask.h), on
-// blocks where the guard holds over the whole window and where it does not.
+// blocks where the guard holds over the whole window and where it does not,
+// and NaN losing to a tile started from a constant by a plain compare.
 #include <doctest/doctest.h>
 
 #include "backends/x86/EmitRegisterTile.h"
@@ -88,6 +89,45 @@ TEST_CASE("x86 window tile: compiled window reductions equal the definition") {
         CHECK(Y[size_t(x)] == want);
       }
       for (int64_t x = N; x < N + 4; ++x) CHECK(Y[size_t(x)] == 5.0f); // past the end: untouched
+    }
+  }
+}
+
+TEST_CASE("x86 window tile: a max or min started from a constant ignores NaN with one compare and select") {
+  // for x { Y[x] = -inf }  then the window nest: the accumulators start at
+  // -inf (tileInitialValue), never hold NaN, so `y > acc ? y : acc` is
+  // maxnum (NaN loses) without its NaN test. Y holds NaN in memory before
+  // the call, which the start value replaces; P has NaNs, whole windows of
+  // them too.
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  for (auto [op, start] : {std::pair{BinOp::Max, -inf}, {BinOp::Min, inf}}) {
+    Window w;
+    LStmtPtr body = lBlock({forLoop("x", sym("N"), store(w.Y, {w.x}, floatImm(start))), w.nest(op, floatImm(start))});
+    LoweredFunc f{"win0", makeOp("win0", {tensorParam(w.P)}, {w.Y}, {"R", "S", "N", "W"}), TargetFamily::Cpu, body, {}};
+    std::string ir = emit({f}, CodegenOutput::LLVMIR, "x86_64-avx512", 0);
+    CHECK(ir.find(op == BinOp::Max ? "fcmp ogt <16 x float>" : "fcmp olt <16 x float>") != std::string::npos);
+    CHECK(ir.find("@llvm.maxnum") == std::string::npos);
+    CHECK(ir.find("@llvm.minnum") == std::string::npos);
+    LoadedKernels lib({f}, "x86_64");
+    auto fn = lib.get<int(const float *, float *, int64_t, int64_t, int64_t, int64_t)>("win0");
+    for (auto [R, S, N, W] : {std::array<int64_t, 4>{3, 3, 7, 9}, {2, 3, 9, 13}, {1, 1, 5, 40}}) {
+      CAPTURE(R);
+      CAPTURE(N);
+      std::vector<float> P(size_t(R * (N + S))), Y(size_t(N) + 4, nan);
+      for (size_t i = 0; i < P.size(); ++i) P[i] = i % 3 == 1 ? nan : float((i * 37) % 23) - 11;
+      if (R == 1 && S == 1) P[2] = nan; // x = 2 sees only NaN: the start value stays
+      REQUIRE(fn(P.data(), Y.data(), R, S, N, W) == 0);
+      for (int64_t x = 0; x < N; ++x) {
+        float want = start;
+        for (int64_t r = 0; r < R; ++r)
+          for (int64_t s = 0; s < S; ++s) {
+            int64_t col = 2 * x + s - 1;
+            float v = col >= 0 && col < W ? P[size_t(r * (N + S) + x + s)] : start;
+            want = op == BinOp::Max ? std::fmax(want, v) : std::fmin(want, v);
+          }
+        CHECK(Y[size_t(x)] == want);
+      }
+      for (int64_t x = N; x < N + 4; ++x) CHECK(std::isnan(Y[size_t(x)])); // past the end: untouched
     }
   }
 }
