@@ -34,6 +34,8 @@ static constexpr int64_t kMaxRows = 4, kMaxPackedRows = 6;
 // Lane masks of one block's vector operand kept live across a loop (AVX-512
 // has k1..k7).
 static constexpr int64_t kMaxMaskedVectors = 7;
+// The widest partial block the column remainder uses (columns).
+static constexpr int64_t kMaxPartial = 4;
 
 static bool broadcastRowsAdjacent(const ContractionNest &nest) {
   if (!nest.bcast || !nest.rowLoop || (nest.kLoops.size() < 2 && nest.rows > kMaxPackedRows)) return false;
@@ -250,6 +252,15 @@ struct TileEmitter {
     });
   }
 
+  // Whether a block of `vectors` vectors whose guards fail somewhere runs
+  // whole with lane masks (see innermost) rather than a column at a time.
+  bool runsMasked(int64_t vectors) {
+    const std::string &k = n.kLoops.back()->var;
+    bool vecPerRow = n.rowLoop && mentionsVar(n.vec, n.rowLoop->var);
+    return n.kLoops.size() > 1 && vectorRegisterCount(cg.target) == 32 && !vecPerRow &&
+           vectors <= kMaxMaskedVectors && !mentionsVar(n.bcast ? n.bcast->pred : nullptr, k);
+  }
+
   // The innermost reduction loop of one block. Unswitching: one test before
   // the loop shows whether the whole block is in range — its guards ignore
   // the loop's variable, or are affine in it (a pooling window's
@@ -274,8 +285,7 @@ struct TileEmitter {
     auto edge = [&] {
       for (int64_t v = 0; v < vectors; ++v) reductionLoop(rows, rowValue, j0, v, v + 1, tail, acc, vectors, false);
     };
-    bool maskedBlock = n.kLoops.size() > 1 && vectorRegisterCount(cg.target) == 32 && !vecPerRow &&
-                       vectors <= kMaxMaskedVectors && !mentionsVar(bcastPred, k);
+    bool maskedBlock = runsMasked(vectors);
     bool kGuarded = mentionsVar(bcastPred, k) || mentionsVar(n.vec->pred, k);
     bool kAffine = affineIn(bcastPred, k) && affineIn(n.vec->pred, k);
     if (kGuarded && !maskedBlock && !kAffine) return edge();
@@ -333,7 +343,12 @@ struct TileEmitter {
 
   // Columns [jBegin, jEnd) of `rows` rows: full blocks of the widest tile,
   // then the remainder in blocks of 2^m vectors (each full, so unmasked in
-  // the hot loop), then at most one masked vector.
+  // the hot loop), then at most one masked vector. Where a partial block
+  // runs whole with lane masks (runsMasked), the last up to kMaxPartial
+  // vectors are one block instead: a pooling row of 3.5 vectors then runs
+  // one 4-vector block, its four reduction chains interleaved, rather than
+  // blocks of 2, 1 and a masked 1 one after another (each a chain of
+  // dependent adds or maxima as long as the window).
   void columns(llvm::Value *rowBase, int64_t rows, llvm::Value *jBegin, llvm::Value *jEnd, const Expr &extentExpr) {
     int64_t widest = tile.vectorsPerRow, extent = 0;
     if (ir::isConstInt(extentExpr, &extent) && extent <= widest * tile.lanes) {
@@ -350,26 +365,30 @@ struct TileEmitter {
     });
     llvm::AllocaInst *pos = cg.entryAlloca(b().getInt64Ty(), "tile.col");
     b().CreateStore(b().CreateAdd(jBegin, b().CreateMul(blocks, width)), pos);
-    auto when = [&](llvm::Value *cond, const std::function<void()> &fn) {
-      llvm::BasicBlock *thenBB = cg.newBlock("tile.rest");
-      llvm::BasicBlock *done = cg.newBlock("tile.rest.done");
-      b().CreateCondBr(cond, thenBB, done);
-      b().SetInsertPoint(thenBB);
-      fn();
-      b().CreateBr(done);
-      b().SetInsertPoint(done);
-    };
+    auto rest = [&] { return b().CreateSub(jEnd, b().CreateLoad(b().getInt64Ty(), pos)); };
+    auto lanes = [&](int64_t vectors) { return b().getInt64(vectors * tile.lanes); };
+    auto when = [&](llvm::Value *cond, const std::function<void()> &fn) { emitIfElse(cond, fn, [] {}); };
+    // The rest is below `widest` vectors. Full blocks of w down to
+    // `partialUpTo`, which leaves less than 2 * partialUpTo vectors.
+    int64_t partialUpTo = 1;
+    while (partialUpTo * 2 <= std::min(widest, kMaxPartial) && runsMasked(partialUpTo * 2)) partialUpTo *= 2;
+    if (partialUpTo == 1) partialUpTo = 0; // one masked vector at the end, as before
     int64_t w = 1;
     while (w * 2 < widest) w *= 2;
-    for (; w >= 1; w /= 2) {
-      llvm::Value *j = b().CreateLoad(b().getInt64Ty(), pos);
-      when(b().CreateICmpSGE(b().CreateSub(jEnd, j), b().getInt64(w * tile.lanes)), [&] {
+    for (; w >= std::max<int64_t>(partialUpTo, 1); w /= 2)
+      when(b().CreateICmpSGE(rest(), lanes(w)), [&] {
+        llvm::Value *j = b().CreateLoad(b().getInt64Ty(), pos);
         block(rowBase, rows, j, jEnd, w, false);
-        b().CreateStore(b().CreateAdd(j, b().getInt64(w * tile.lanes)), pos);
+        b().CreateStore(b().CreateAdd(j, lanes(w)), pos);
       });
-    }
-    llvm::Value *j = b().CreateLoad(b().getInt64Ty(), pos);
-    when(b().CreateICmpSLT(j, jEnd), [&] { block(rowBase, rows, j, jEnd, 1, true); });
+    // Less than max(partialUpTo, 1) vectors: the smallest block of 2^m
+    // vectors that covers them, masked past jEnd.
+    std::function<void(int64_t)> partial = [&](int64_t v) {
+      auto run = [&] { block(rowBase, rows, b().CreateLoad(b().getInt64Ty(), pos), jEnd, v, true); };
+      if (v == 1) return when(b().CreateICmpSGT(rest(), b().getInt64(0)), run);
+      emitIfElse(b().CreateICmpSGT(rest(), lanes(v / 2)), run, [&] { partial(v / 2); });
+    };
+    partial(std::max<int64_t>(partialUpTo, 1));
   }
 };
 

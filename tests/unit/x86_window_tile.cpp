@@ -131,3 +131,41 @@ TEST_CASE("x86 window tile: a max or min started from a constant ignores NaN wit
     }
   }
 }
+
+TEST_CASE("x86 window tile: AVX-512 rows of every remainder equal the definition") {
+  // With k registers the last up to four vectors of a row run as one
+  // partial block (masked past the end): every remainder of 1..4 vectors,
+  // whole or ragged, after full blocks of 4 and 8 vectors (all N up to
+  // 100), and after the widest blocks (30 vectors, 480 lanes) and 16.
+  if (!__builtin_cpu_supports("avx512f")) return; // the host cannot run AVX-512 code
+  const float inf = std::numeric_limits<float>::infinity();
+  for (auto [op, pad] : {std::pair{BinOp::Max, -inf}, {BinOp::Add, 0.0f}}) {
+    Window w;
+    LStmtPtr body = w.nest(op, floatImm(pad));
+    LoweredFunc f{"win5", makeOp("win5", {tensorParam(w.P)}, {w.Y}, {"R", "S", "N", "W"}), TargetFamily::Cpu, body, {}};
+    LoadedKernels lib({f}, "x86_64-avx512");
+    auto fn = lib.get<int(const float *, float *, int64_t, int64_t, int64_t, int64_t)>("win5");
+    const int64_t R = 3, S = 3;
+    std::vector<int64_t> sizes;
+    for (int64_t N = 1; N <= 100; ++N) sizes.push_back(N);
+    for (int64_t N : {255, 256, 257, 479, 480, 481, 500, 523}) sizes.push_back(N);
+    for (int64_t N : sizes) {
+      CAPTURE(N);
+      int64_t W = N % 3 == 0 ? 2 * N : 4 * N; // a guard cutting the right edge, or none
+      std::vector<float> P(size_t(R * (N + S))), Y(size_t(N) + 20, 5.0f);
+      for (size_t i = 0; i < P.size(); ++i) P[i] = float((i * 37) % 23) - 11;
+      REQUIRE(fn(P.data(), Y.data(), R, S, N, W) == 0);
+      for (int64_t x = 0; x < N; ++x) {
+        float want = 5.0f;
+        for (int64_t r = 0; r < R; ++r)
+          for (int64_t s = 0; s < S; ++s) {
+            int64_t col = 2 * x + s - 1;
+            float v = col >= 0 && col < W ? P[size_t(r * (N + S) + x + s)] : pad;
+            want = op == BinOp::Max ? std::fmax(want, v) : want + v;
+          }
+        CHECK(Y[size_t(x)] == want);
+      }
+      for (int64_t x = N; x < N + 20; ++x) CHECK(Y[size_t(x)] == 5.0f); // past the end: untouched
+    }
+  }
+}
