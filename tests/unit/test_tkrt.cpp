@@ -4,6 +4,9 @@
 #include "backends/x86/runtime/tkrt.h"
 
 #include <atomic>
+#include <chrono>
+#include <mutex>
+#include <set>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
@@ -153,6 +156,35 @@ TEST_CASE("tkrt: concurrent callers from several application threads") {
   for (auto &th : ts)
     th.join();
   CHECK(failures.load() == 0);
+}
+
+TEST_CASE("tkrt: workers take jobs after spinning and after sleeping") {
+  // Workers poll for the next job for TKRT_SPIN_NS (0.1 ms), then sleep on
+  // a condition variable: jobs published right away and 2 ms later must
+  // both run, and with several threads a worker takes some of the chunks
+  // (each chunk sleeps, so the caller cannot finish them all alone).
+  struct Seen {
+    std::mutex m;
+    std::set<std::thread::id> threads;
+    std::atomic<int64_t> items{0};
+  };
+  auto body = [](void *ctx, int64_t b, int64_t e) {
+    auto *s = static_cast<Seen *>(ctx);
+    std::this_thread::sleep_for(std::chrono::microseconds(300));
+    s->items.fetch_add(e - b);
+    std::lock_guard<std::mutex> lock(s->m);
+    s->threads.insert(std::this_thread::get_id());
+  };
+  for (int pause_us : {0, 2000}) {
+    Seen s;
+    for (int i = 0; i < 10; ++i) {
+      std::this_thread::sleep_for(std::chrono::microseconds(pause_us));
+      REQUIRE(tkrt_parallel_for(64, body, &s) == 0);
+    }
+    CHECK(s.items.load() == 640);
+    if (tkrt_num_threads() > 1)
+      CHECK(s.threads.size() > 1);
+  }
 }
 
 } // TEST_SUITE

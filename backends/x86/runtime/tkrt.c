@@ -30,6 +30,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <time.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -51,8 +52,10 @@ static pthread_cond_t g_work_cv = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t g_done_cv = PTHREAD_COND_INITIALIZER;
 
 /* Current job; written by the caller under g_mutex before bumping g_gen. */
-static unsigned long g_gen = 0;
-static int g_pending = 0; /* workers that have not yet finished this generation */
+/* Both change under g_mutex only; they are atomic so that spin_until can
+   watch them without it. */
+static atomic_ulong g_gen = 0;
+static atomic_int g_pending = 0; /* workers that have not yet finished this generation */
 static tkrt_body_fn g_body = NULL;
 static void *g_ctx = NULL;
 static int64_t g_n = 0;
@@ -87,6 +90,42 @@ static int read_env_threads(void) {
   return v > TKRT_MAX_THREADS ? TKRT_MAX_THREADS : (int)v;
 }
 
+/* How long a thread polls before sleeping on a condition variable: a
+   worker after its job (the next parallel loop of the same kernel, or the
+   next call, usually comes sooner), the caller for the workers' last chunks.
+   Waking a sleeping thread costs tens of microseconds, a tenth of a 0.5 ms
+   convolution with two parallel loops. Bounded, so that a descheduled
+   thread costs the others at most this long (unbounded spinning at
+   barriers is what made OpenMP's active wait 10-30x slower on shared
+   cores, bench/Bench.cpp). */
+#define TKRT_SPIN_NS 100000
+
+static int64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* Polls until *gen differs from `seen` (spin_gen) or *pending is 0
+   (spin_pending), or TKRT_SPIN_NS pass. */
+static void spin_gen(unsigned long seen) {
+  int64_t until = now_ns() + TKRT_SPIN_NS;
+  for (int i = 1; atomic_load_explicit(&g_gen, memory_order_acquire) == seen; ++i) {
+    __builtin_ia32_pause();
+    if (i % 64 == 0 && now_ns() > until)
+      return;
+  }
+}
+
+static void spin_pending(void) {
+  int64_t until = now_ns() + TKRT_SPIN_NS;
+  for (int i = 1; atomic_load_explicit(&g_pending, memory_order_acquire) > 0; ++i) {
+    __builtin_ia32_pause();
+    if (i % 64 == 0 && now_ns() > until)
+      return;
+  }
+}
+
 /* Executes chunks of the current job until none are left. */
 static void run_chunks(tkrt_body_fn body, void *ctx, int64_t n, int64_t nchunks) {
   for (;;) {
@@ -113,6 +152,11 @@ static void *worker_main(void *arg) {
   unsigned long seen = 0;
   pthread_mutex_lock(&g_mutex);
   for (;;) {
+    if (g_gen == seen && !g_shutdown) {
+      pthread_mutex_unlock(&g_mutex);
+      spin_gen(seen);
+      pthread_mutex_lock(&g_mutex);
+    }
     while (g_gen == seen && !g_shutdown)
       pthread_cond_wait(&g_work_cv, &g_mutex);
     if (g_shutdown)
@@ -221,6 +265,7 @@ TKRT_API int tkrt_parallel_for(int64_t n, tkrt_body_fn body, void *ctx) {
   run_chunks(body, ctx, n, nchunks);
   t_in_parallel = 0;
 
+  spin_pending();
   pthread_mutex_lock(&g_mutex);
   while (g_pending > 0)
     pthread_cond_wait(&g_done_cv, &g_mutex);
