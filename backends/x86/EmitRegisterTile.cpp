@@ -368,8 +368,9 @@ struct TileEmitter {
     auto rest = [&] { return b().CreateSub(jEnd, b().CreateLoad(b().getInt64Ty(), pos)); };
     auto lanes = [&](int64_t vectors) { return b().getInt64(vectors * tile.lanes); };
     auto when = [&](llvm::Value *cond, const std::function<void()> &fn) { emitIfElse(cond, fn, [] {}); };
-    // The rest is below `widest` vectors. Full blocks of w down to
-    // `partialUpTo`, which leaves less than 2 * partialUpTo vectors.
+    // The rest is below `widest` vectors. Full blocks of w vectors, w from
+    // the largest power of two below `widest` down to `partialUpTo` (1
+    // when partial blocks do not run masked), leave fewer than that.
     int64_t partialUpTo = 1;
     while (partialUpTo * 2 <= std::min(widest, kMaxPartial) && runsMasked(partialUpTo * 2)) partialUpTo *= 2;
     if (partialUpTo == 1) partialUpTo = 0; // one masked vector at the end, as before
