@@ -169,6 +169,12 @@ static int64_t floorDivInt(int64_t a, int64_t b) {
   return q;
 }
 
+Expr conjoin(Expr a, Expr b) {
+  if (!a) return b;
+  if (!b) return a;
+  return binary(BinOp::And, std::move(a), std::move(b));
+}
+
 Expr add(Expr a, Expr b) {
   int64_t x, y;
   if (isConstInt(a, &x) && isConstInt(b, &y)) return intImm(x + y);

@@ -99,6 +99,8 @@ Expr var(std::string name, VarKind k, ScalarType t = ScalarType::I64, SourceLoc 
 Expr hole(int id, std::vector<int64_t> candidates, SourceLoc loc = {});
 Expr unary(UnOp op, Expr x, SourceLoc loc = {});
 Expr binary(BinOp op, Expr a, Expr b, SourceLoc loc = {});
+// `a && b` where either may be null (no condition): the other one, or null.
+Expr conjoin(Expr a, Expr b);
 Expr select(Expr c, Expr a, Expr b, SourceLoc loc = {});
 Expr call(MathFn f, Expr x, SourceLoc loc = {});
 Expr cast(ScalarType t, Expr x, SourceLoc loc = {});

@@ -114,8 +114,6 @@ MStmtPtr loops(const std::vector<IndexVar> &vars, MStmtPtr body, SourceLoc loc) 
   return body;
 }
 
-Expr conjoin(const Expr &a, Expr b) { return a ? binary(BinOp::And, a, std::move(b)) : b; }
-
 // The flat pixel version's substitutions and run-time condition.
 struct Flat {
   std::vector<std::pair<std::string, Expr>> values; // window variables 0, scalars 1 or 0

@@ -22,7 +22,7 @@ Expr prune(const Expr &pred, const std::set<std::string> &proven) {
   guardConjuncts(pred, parts);
   Expr kept;
   for (const Expr &g : parts)
-    if (!proven.count(printExpr(g))) kept = kept ? binary(BinOp::And, kept, g) : g;
+    if (!proven.count(printExpr(g))) kept = conjoin(kept, g);
   return kept;
 }
 

@@ -18,12 +18,6 @@ Expr zeroOf(ScalarType t) {
   return isFloat(t) ? floatImm(0, t) : intImm(0, t);
 }
 
-Expr conj(Expr a, Expr b) {
-  if (!a) return b;
-  if (!b) return a;
-  return binary(BinOp::And, std::move(a), std::move(b));
-}
-
 struct Guards {
   VarBounds bounds;                   // constant ranges of loop / let variables
   std::map<std::string, Expr> extent; // variables in [0, extent): loops from 0, lets of x % E or of such a variable
@@ -113,7 +107,7 @@ bool blockedBelow(const Expr &idx, const Expr &X, const Guards &sc) {
 // Conjoins `0 <= idx && idx < X` to `g`, less the terms the enclosing
 // loops and lets prove.
 void rangeGuard(Expr &g, const Expr &idx, const Expr &X, const Guards &sc) {
-  if (!provablyNonNegative(idx, sc)) g = conj(g, binary(BinOp::LE, intImm(0), idx));
+  if (!provablyNonNegative(idx, sc)) g = conjoin(g, binary(BinOp::LE, intImm(0), idx));
   bool below = false;
   if (idx->kind == ExprKind::Var) {
     auto it = sc.extent.find(idx->name);
@@ -125,7 +119,7 @@ void rangeGuard(Expr &g, const Expr &idx, const Expr &X, const Guards &sc) {
   auto b = constBounds(idx, &sc.bounds);
   below |= b && isConstInt(X, &x) && b->second < x;
   below = below || blockedBelow(idx, X, sc);
-  if (!below) g = conj(g, binary(BinOp::LT, idx, X));
+  if (!below) g = conjoin(g, binary(BinOp::LT, idx, X));
 }
 
 Expr guard(const TensorDecl &t, const std::vector<Expr> &indices, const Guards &sc) {
@@ -147,7 +141,7 @@ Expr predicateLoads(const Expr &e, const Guards &sc) {
     Expr g = guard(*n->tensor, n->args, sc);
     if (!g || (g->kind == ExprKind::BoolImm && g->intValue)) return n;
     auto m = std::make_shared<ExprNode>(*n);
-    m->pred = conj(n->pred, g);
+    m->pred = conjoin(n->pred, g);
     if (!m->pad) m->pad = zeroOf(n->type);
     return m;
   });
@@ -201,14 +195,14 @@ LStmtPtr predicate(const LStmtPtr &s, const Guards &sc) {
   n->body = predicate(s->body, inner);
   n->thenS = predicate(s->thenS, sc);
   n->elseS = predicate(s->elseS, sc);
-  if (s->kind == LStmt::Kind::Store && guarded(s->tensor)) n->pred = conj(n->pred, guard(*s->tensor, n->indices, sc));
+  if (s->kind == LStmt::Kind::Store && guarded(s->tensor)) n->pred = conjoin(n->pred, guard(*s->tensor, n->indices, sc));
   // atomic_add reads its value like a store and skips an out-of-range
   // target like one; the other GPU statements check their own operands.
   if (s->kind == LStmt::Kind::Intrinsic && s->intrinsic == GpuIntrinsic::AtomicAdd) {
     n->operands[1] = predicateLoads(n->operands[1], sc);
     auto t = std::make_shared<ExprNode>(*n->operands[0]);
     for (Expr &i : t->args) i = predicateLoads(i, sc);
-    if (guarded(t->tensor)) n->pred = conj(n->pred, guard(*t->tensor, t->args, sc));
+    if (guarded(t->tensor)) n->pred = conjoin(n->pred, guard(*t->tensor, t->args, sc));
     n->operands[0] = t;
   }
   if (n->pred && n->pred->kind == ExprKind::BoolImm && n->pred->intValue) n->pred = nullptr;

@@ -120,8 +120,7 @@ LoweredFunc specializeScalars(const LoweredFunc &f) {
     for (size_t k = 0; k < chosen.size(); ++k) {
       Expr value = intImm(versions[v][k], scalar(chosen[k])->type);
       values.push_back({chosen[k], value});
-      Expr eq = binary(BinOp::EQ, scalar(chosen[k]), value);
-      cond = cond ? binary(BinOp::And, cond, eq) : eq;
+      cond = conjoin(cond, binary(BinOp::EQ, scalar(chosen[k]), value));
     }
     LStmtPtr s = lStmt(LStmt::Kind::If, f.body->loc);
     s->cond = cond;

@@ -215,7 +215,7 @@ public:
   static Expr allHold(const std::map<std::string, Expr> &removable, std::set<std::string> seen) {
     Expr cond;
     for (const auto &entry : removable)
-      if (seen.insert(printExpr(entry.second)).second) cond = cond ? binary(BinOp::And, cond, entry.second) : entry.second;
+      if (seen.insert(printExpr(entry.second)).second) cond = conjoin(cond, entry.second);
     return cond ? simplify(cond) : cond;
   }
 

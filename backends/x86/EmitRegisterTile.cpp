@@ -82,7 +82,7 @@ std::pair<Expr, Expr> splitGuard(const Expr &pred, const std::string &var) {
   Expr with, without;
   for (const Expr &t : terms) {
     Expr &side = mentionsVar(t, var) ? with : without;
-    side = side ? ir::binary(BinOp::And, side, t) : t;
+    side = ir::conjoin(side, t);
   }
   return {with, without};
 }
