@@ -84,6 +84,24 @@ LStmtPtr lAlloc(TensorPtr t, LStmtPtr body, SourceLoc loc) {
   return s;
 }
 
+LStmtPtr lFor(std::string var, Expr min, Expr extent, LStmtPtr body, SourceLoc loc, ForKind kind) {
+  LStmtPtr s = lStmt(LStmt::Kind::For, loc);
+  s->var = std::move(var);
+  s->min = std::move(min);
+  s->extent = std::move(extent);
+  s->forKind = kind;
+  s->body = std::move(body);
+  return s;
+}
+
+LStmtPtr lIf(Expr cond, LStmtPtr thenS, LStmtPtr elseS, SourceLoc loc) {
+  LStmtPtr s = lStmt(LStmt::Kind::If, loc);
+  s->cond = std::move(cond);
+  s->thenS = std::move(thenS);
+  s->elseS = std::move(elseS);
+  return s;
+}
+
 LStmtPtr lBlock(std::vector<LStmtPtr> stmts, SourceLoc loc) {
   LStmtPtr s = lStmt(LStmt::Kind::Block, loc);
   s->stmts = std::move(stmts);

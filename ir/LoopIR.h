@@ -45,6 +45,12 @@ struct LStmt {
 LStmtPtr lBlock(std::vector<LStmtPtr> stmts, SourceLoc loc = {});
 // alloc t { body }: t is visible in body only.
 LStmtPtr lAlloc(TensorPtr t, LStmtPtr body, SourceLoc loc = {});
+// for var in [min, min + extent) { body }, of `kind` (a parallel loop's
+// worker is left unset).
+LStmtPtr lFor(std::string var, Expr min, Expr extent, LStmtPtr body, SourceLoc loc = {},
+              ForKind kind = ForKind::Serial);
+// if (cond) { thenS } else { elseS } (elseS may be null)
+LStmtPtr lIf(Expr cond, LStmtPtr thenS, LStmtPtr elseS, SourceLoc loc = {});
 // An empty statement of `kind` at `loc`, for passes to fill in.
 LStmtPtr lStmt(LStmt::Kind kind, SourceLoc loc = {});
 // `s` with blocks of a single statement unwrapped (null stays null): the

@@ -65,15 +65,9 @@ struct Former {
   LStmtPtr launch(const LStmtPtr &s) {
     LStmtPtr loop = s;
     if (!isBlocksLoop(*s)) {
-      loop = std::make_shared<LStmt>();
-      loop->kind = LStmt::Kind::For;
-      loop->loc = s->loc;
-      loop->var = "blk.launch"; // no .tk identifier can spell it, so it shadows nothing
-      loop->min = intImm(0);
-      loop->extent = intImm(1);
-      loop->forKind = ForKind::Parallel;
+      // "blk.launch": no .tk identifier can spell it, so it shadows nothing.
+      loop = lFor("blk.launch", intImm(0), intImm(1), s, s->loc, ForKind::Parallel);
       loop->worker = WorkerKind::Blocks;
-      loop->body = s;
     }
     checkDevice(loop->body, *loop);
     return loop;

@@ -69,14 +69,7 @@ struct Lowerer {
     std::set<std::string> inner = scope;
     for (const IndexVar &v : r->rvars) inner.insert(v.name);
     LStmtPtr body = lower(update, inner);
-    for (size_t i = r->rvars.size(); i-- > 0;) {
-      auto loop = lStmt(LStmt::Kind::For, r->loc);
-      loop->var = r->rvars[i].name;
-      loop->min = intImm(0);
-      loop->extent = r->rvars[i].extent;
-      loop->body = body;
-      body = loop;
-    }
+    for (size_t i = r->rvars.size(); i-- > 0;) body = lFor(r->rvars[i].name, intImm(0), r->rvars[i].extent, body, r->loc);
     out.push_back(init);
     out.push_back(body);
   }

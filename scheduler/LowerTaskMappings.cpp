@@ -12,16 +12,6 @@ using namespace ir;
 
 namespace {
 
-LStmtPtr forLoop(std::string v, Expr min, Expr extent, ForKind kind, LStmtPtr body, SourceLoc loc) {
-  auto s = lStmt(LStmt::Kind::For, loc);
-  s->var = std::move(v);
-  s->min = std::move(min);
-  s->extent = std::move(extent);
-  s->forKind = kind;
-  s->body = std::move(body);
-  return s;
-}
-
 struct Lowerer {
   std::set<std::string> used; // every name bound in the kernel, for fresh names
 
@@ -74,10 +64,10 @@ struct Lowerer {
       body = let;
     }
     for (size_t i = tasks.loops.size(); i-- > 0;)
-      body = forLoop(tasks.loops[i].var, intImm(0), simplify(tasks.loops[i].extent), ForKind::Serial, body, s.loc);
+      body = lFor(tasks.loops[i].var, intImm(0), simplify(tasks.loops[i].extent), body, s.loc);
     if (!hasSpatial || !s.worker) return body;
     bool lanes = *s.worker == WorkerKind::Lanes;
-    auto loop = forLoop(wname, intImm(0), m.numWorkers(), lanes ? ForKind::Vectorized : ForKind::Parallel, body, s.loc);
+    auto loop = lFor(wname, intImm(0), m.numWorkers(), body, s.loc, lanes ? ForKind::Vectorized : ForKind::Parallel);
     if (!lanes) loop->worker = s.worker;
     return loop;
   }
@@ -100,7 +90,7 @@ struct Lowerer {
     case MStmt::Kind::Block: return block(s->stmts, 0, s->loc);
     case MStmt::Kind::MapFor: return mapFor(*s);
     case MStmt::Kind::SeqFor:
-      return forLoop(s->var, s->begin, simplify(sub(s->end, s->begin)), ForKind::Serial, lower(s->body), s->loc);
+      return lFor(s->var, s->begin, simplify(sub(s->end, s->begin)), lower(s->body), s->loc);
     case MStmt::Kind::Alloc: return block({s}, 0, s->loc);
     case MStmt::Kind::Store: {
       auto st = lStmt(LStmt::Kind::Store, s->loc);
@@ -116,13 +106,7 @@ struct Lowerer {
       st->operands = s->operands;
       return st;
     }
-    case MStmt::Kind::If: {
-      auto st = lStmt(LStmt::Kind::If, s->loc);
-      st->cond = s->cond;
-      st->thenS = lower(s->thenS);
-      st->elseS = s->elseS ? lower(s->elseS) : nullptr;
-      return st;
-    }
+    case MStmt::Kind::If: return lIf(s->cond, lower(s->thenS), s->elseS ? lower(s->elseS) : nullptr, s->loc);
     }
     return lBlock({}, s->loc);
   }

@@ -39,13 +39,8 @@ LStmtPtr phaseRowCopy(const PhaseRows &g, SourceLoc loc) {
     s->value = value ? value : load(g.src, idx);
     return s;
   };
-  auto loop = [&](const std::string &v, Expr min, Expr extent, LStmtPtr body) {
-    LStmtPtr l = lStmt(LStmt::Kind::For, loc);
-    l->var = v;
-    l->min = simplify(std::move(min));
-    l->extent = simplify(std::move(extent));
-    l->body = std::move(body);
-    return l;
+  auto loop = [&](const std::string &v, const Expr &min, const Expr &extent, LStmtPtr body) {
+    return lFor(v, simplify(min), simplify(extent), std::move(body), loc);
   };
   // Every phase of columns [from, to) set to the pad value.
   auto fill = [&](Expr from, Expr to) -> LStmtPtr {
@@ -67,11 +62,7 @@ LStmtPtr phaseRowCopy(const PhaseRows &g, SourceLoc loc) {
   LStmtPtr block = lBlock(std::move(body), loc);
   Expr ok = withinTensor(*g.src, row);
   if (!provablyEquals(ok, 1)) {
-    LStmtPtr guard = lStmt(LStmt::Kind::If, loc);
-    guard->cond = ok;
-    guard->thenS = block;
-    if (g.pad) guard->elseS = fill(left, add(left, ceilDiv(w, intImm(g.k))));
-    block = guard;
+    block = lIf(ok, block, g.pad ? fill(left, add(left, ceilDiv(w, intImm(g.k)))) : nullptr, loc);
   }
   if (g.pad) {
     std::vector<LStmtPtr> all;

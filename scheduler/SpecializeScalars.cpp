@@ -122,11 +122,7 @@ LoweredFunc specializeScalars(const LoweredFunc &f) {
       values.push_back({chosen[k], value});
       cond = conjoin(cond, binary(BinOp::EQ, scalar(chosen[k]), value));
     }
-    LStmtPtr s = lStmt(LStmt::Kind::If, f.body->loc);
-    s->cond = cond;
-    s->thenS = bindScalars(f.body, values);
-    s->elseS = result;
-    result = s;
+    result = lIf(cond, bindScalars(f.body, values), result, f.body->loc);
   }
   LoweredFunc out = f;
   out.body = result;

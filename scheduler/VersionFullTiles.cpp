@@ -195,18 +195,10 @@ public:
         if (!lanes.count(entry.first)) outer.insert(entry);
       Expr outerCond = allHold(outer, {});
       if (outerCond && constant(outerCond) != 0) {
-        LStmtPtr partial = lStmt(LStmt::Kind::If, root->loc);
-        partial->cond = outerCond;
-        partial->thenS = dropGuards(root, keys(outer));
-        partial->elseS = slow;
-        slow = partial;
+        slow = lIf(outerCond, dropGuards(root, keys(outer)), slow, root->loc);
       }
     }
-    LStmtPtr s = lStmt(LStmt::Kind::If, root->loc);
-    s->cond = cond;
-    s->thenS = dropGuards(root, keys(removable));
-    s->elseS = slow;
-    return s;
+    return lIf(cond, dropGuards(root, keys(removable)), slow, root->loc);
   }
 
   // The conjunction of the conditions (each tested once: guards of

@@ -16,17 +16,9 @@ using ir::Expr;
 using ir::LStmtPtr;
 
 LStmtPtr forLoop(const std::string &var, Expr extent, LStmtPtr body, bool parallel, SourceLoc loc) {
-  auto s = std::make_shared<ir::LStmt>();
-  s->kind = ir::LStmt::Kind::For;
-  s->loc = loc;
-  s->var = var;
-  s->min = ir::intImm(0);
-  s->extent = ir::simplify(extent);
-  s->body = std::move(body);
-  if (parallel) {
-    s->forKind = ir::ForKind::Parallel;
-    s->worker = ir::WorkerKind::Cores;
-  }
+  LStmtPtr s = ir::lFor(var, ir::intImm(0), ir::simplify(extent), std::move(body), loc,
+                        parallel ? ir::ForKind::Parallel : ir::ForKind::Serial);
+  if (parallel) s->worker = ir::WorkerKind::Cores;
   return s;
 }
 

@@ -15,13 +15,7 @@ namespace {
 Expr sym(const std::string &n) { return var(n, VarKind::Symbol); }
 Expr lv(const std::string &n) { return var(n, VarKind::Loop); }
 
-LStmtPtr loopOver(const std::string &v, Expr min, Expr extent) {
-  LStmtPtr l = lStmt(LStmt::Kind::For);
-  l->var = v;
-  l->min = std::move(min);
-  l->extent = std::move(extent);
-  return l;
-}
+LStmtPtr loopOver(const std::string &v, Expr min, Expr extent) { return lFor(v, std::move(min), std::move(extent), nullptr); }
 
 std::string text(const Expr &e) { return printExpr(simplify(e)); }
 

@@ -30,12 +30,7 @@ static LStmtPtr stmt(LStmt::Kind k) {
   return s;
 }
 LStmtPtr forLoop(const std::string &v, Expr extent, LStmtPtr body, ForKind kind, std::optional<WorkerKind> worker) {
-  auto s = stmt(LStmt::Kind::For);
-  s->var = v;
-  s->min = intImm(0);
-  s->extent = std::move(extent);
-  s->body = std::move(body);
-  s->forKind = kind;
+  LStmtPtr s = lFor(v, intImm(0), std::move(extent), std::move(body), {}, kind);
   s->worker = worker;
   return s;
 }
