@@ -106,6 +106,10 @@ struct TileEmitter {
   llvm::Value *splat(llvm::Value *v) { return b().CreateVectorSplat(tile.lanes, v); }
   llvm::Value *allTrue() { return llvm::Constant::getAllOnesValue(llvm::FixedVectorType::get(b().getInt1Ty(), tile.lanes)); }
 
+  // Whether the vector operand moves with the row, so that each row loads
+  // its own vectors instead of sharing the first row's.
+  bool vecPerRow() const { return n.rowLoop && mentionsVar(n.vec, n.rowLoop->var); }
+
   // Lanes l where `pred` holds with the vector variable at its bound value
   // plus l (null pred: all lanes).
   llvm::Value *laneMask(const Expr &pred) { return emitLaneMask(cg, pred, n.vecLoop->var, tile.lanes); }
@@ -169,7 +173,6 @@ struct TileEmitter {
     ScalarType dtype = n.store->tensor->dtype;
     llvm::Value *kBegin = lowerExprAs(cg, k.min, ScalarType::I64);
     llvm::Value *kEnd = b().CreateAdd(kBegin, lowerExprAs(cg, k.extent, ScalarType::I64));
-    bool vecPerRow = n.rowLoop && mentionsVar(n.vec, n.rowLoop->var);
     Expr plainBcast = n.bcast ? ir::load(n.bcast->tensor, n.bcast->args) : nullptr;
     // The body already holds rows x vectors independent FMAs; unrolling k
     // on top would only add live pointers (and spill them).
@@ -182,7 +185,7 @@ struct TileEmitter {
         llvm::Value *bc = nullptr;
         if (n.bcast) at(rowValue(r), j0, 0, [&] { bc = splat(lowerExprAs(cg, inRange ? plainBcast : n.bcast, dtype)); });
         for (int64_t v = v0; v < v1; ++v) {
-          llvm::Value *y = vecPerRow ? nullptr : shared[v];
+          llvm::Value *y = vecPerRow() ? nullptr : shared[v];
           if (!y)
             at(rowValue(r), j0, v, [&] {
               if (inRange) y = b().CreateAlignedLoad(vecTy, address(*n.vec->tensor, n.vec->args), align);
@@ -192,7 +195,7 @@ struct TileEmitter {
                                          padOf(n.vec));
               else y = maskedLoad(n.vec, tail[v]);
             });
-          if (!vecPerRow) shared[v] = y;
+          if (!vecPerRow()) shared[v] = y;
           llvm::AllocaInst *slot = acc[r * vectors + v];
           b().CreateStore(combine(b().CreateLoad(vecTy, slot), y, bc), slot);
         }
@@ -256,8 +259,7 @@ struct TileEmitter {
   // whole with lane masks (see innermost) rather than a column at a time.
   bool runsMasked(int64_t vectors) {
     const std::string &k = n.kLoops.back()->var;
-    bool vecPerRow = n.rowLoop && mentionsVar(n.vec, n.rowLoop->var);
-    return n.kLoops.size() > 1 && vectorRegisterCount(cg.target) == 32 && !vecPerRow &&
+    return n.kLoops.size() > 1 && vectorRegisterCount(cg.target) == 32 && !vecPerRow() &&
            vectors <= kMaxMaskedVectors && !mentionsVar(n.bcast ? n.bcast->pred : nullptr, k);
   }
 
@@ -281,7 +283,6 @@ struct TileEmitter {
     const ir::LStmt &kLoop = *n.kLoops.back();
     const std::string &k = kLoop.var;
     const Expr bcastPred = n.bcast ? n.bcast->pred : nullptr;
-    bool vecPerRow = n.rowLoop && mentionsVar(n.vec, n.rowLoop->var);
     auto edge = [&] {
       for (int64_t v = 0; v < vectors; ++v) reductionLoop(rows, rowValue, j0, v, v + 1, tail, acc, vectors, false);
     };
@@ -297,7 +298,7 @@ struct TileEmitter {
         at(rowValue(r), j0, v, [&] {
           if (v == 0 && bcastPred && !mentionsVar(bcastPred, k))
             inRange = b().CreateAnd(inRange, lowerExprAs(cg, bcastPred, ScalarType::Bool));
-          if (r == 0 || vecPerRow) {
+          if (r == 0 || vecPerRow()) {
             masks[v] = b().CreateAnd(tail[v], laneMask(fixedGuard));
             inRange = b().CreateAnd(inRange, b().CreateAndReduce(masks[v]));
           }
@@ -315,7 +316,7 @@ struct TileEmitter {
             at(rowValue(r), j0, v, [&] {
               if (v == 0 && mentionsVar(bcastPred, k))
                 inRange = b().CreateAnd(inRange, lowerExprAs(cg, bcastPred, ScalarType::Bool));
-              if ((r == 0 || vecPerRow) && loopGuard)
+              if ((r == 0 || vecPerRow()) && loopGuard)
                 inRange = b().CreateAnd(inRange, b().CreateAndReduce(laneMask(loopGuard)));
             });
         cg.popScope();
