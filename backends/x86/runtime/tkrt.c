@@ -93,11 +93,11 @@ static int read_env_threads(void) {
 /* How long a thread polls before sleeping on a condition variable: a
    worker after its job (the next parallel loop of the same kernel, or the
    next call, usually comes sooner), the caller for the workers' last chunks.
-   Waking a sleeping thread costs tens of microseconds, a tenth of a 0.5 ms
-   convolution with two parallel loops. Bounded, so that a descheduled
-   thread costs the others at most this long (unbounded spinning at
-   barriers is what made OpenMP's active wait 10-30x slower on shared
-   cores, bench/Bench.cpp). */
+   Waking a sleeping thread costs tens of microseconds: a 0.5 ms 1x1
+   convolution with two parallel loops ran 26% faster with the poll
+   (docs/abi.md). Bounded, so that a descheduled thread costs the others at
+   most this long (unbounded spinning at barriers is what made OpenMP's
+   active wait 10-30x slower on shared cores, bench/Bench.cpp). */
 #define TKRT_SPIN_NS 100000
 
 static int64_t now_ns(void) {
@@ -106,20 +106,18 @@ static int64_t now_ns(void) {
   return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-/* Polls until *gen differs from `seen` (spin_gen) or *pending is 0
-   (spin_pending), or TKRT_SPIN_NS pass. */
-static void spin_gen(unsigned long seen) {
-  int64_t until = now_ns() + TKRT_SPIN_NS;
-  for (int i = 1; atomic_load_explicit(&g_gen, memory_order_acquire) == seen; ++i) {
-    __builtin_ia32_pause();
-    if (i % 64 == 0 && now_ns() > until)
-      return;
-  }
+/* What the two waits poll for: a generation other than `seen`, and no
+   pending workers (`seen` unused). */
+static int new_job(unsigned long seen) { return atomic_load_explicit(&g_gen, memory_order_acquire) != seen; }
+static int workers_done(unsigned long seen) {
+  (void)seen;
+  return atomic_load_explicit(&g_pending, memory_order_acquire) == 0;
 }
 
-static void spin_pending(void) {
+/* Polls until done(arg) or TKRT_SPIN_NS pass. */
+static void spin_until(int (*done)(unsigned long), unsigned long arg) {
   int64_t until = now_ns() + TKRT_SPIN_NS;
-  for (int i = 1; atomic_load_explicit(&g_pending, memory_order_acquire) > 0; ++i) {
+  for (int i = 1; !done(arg); ++i) {
     __builtin_ia32_pause();
     if (i % 64 == 0 && now_ns() > until)
       return;
@@ -154,7 +152,7 @@ static void *worker_main(void *arg) {
   for (;;) {
     if (g_gen == seen && !g_shutdown) {
       pthread_mutex_unlock(&g_mutex);
-      spin_gen(seen);
+      spin_until(new_job, seen);
       pthread_mutex_lock(&g_mutex);
     }
     while (g_gen == seen && !g_shutdown)
@@ -265,7 +263,7 @@ TKRT_API int tkrt_parallel_for(int64_t n, tkrt_body_fn body, void *ctx) {
   run_chunks(body, ctx, n, nchunks);
   t_in_parallel = 0;
 
-  spin_pending();
+  spin_until(workers_done, 0);
   pthread_mutex_lock(&g_mutex);
   while (g_pending > 0)
     pthread_cond_wait(&g_done_cv, &g_mutex);
