@@ -38,6 +38,26 @@ struct Window {
     Expr value = binary(op, load(Y, {x}), operand);
     return forLoop("r", sym("R"), forLoop("s", sym("S"), forLoop("x", sym("N"), store(Y, {x}, value))));
   }
+
+  // `name`(P, Y, R, S, N, W) running `body`.
+  using Fn = int(const float *, float *, int64_t, int64_t, int64_t, int64_t);
+  LoweredFunc func(const std::string &name, LStmtPtr body) const {
+    return {name, makeOp(name, {tensorParam(P)}, {Y}, {"R", "S", "N", "W"}), TargetFamily::Cpu, std::move(body), {}};
+  }
+
+  // The definition at x: `start` folded with the window's elements of p
+  // (`pad` where the guard fails) by fmax, fmin or +.
+  static float want(BinOp op, float start, float pad, const std::vector<float> &p, int64_t R, int64_t S,
+                    int64_t N, int64_t W, int64_t x) {
+    float v = start;
+    for (int64_t r = 0; r < R; ++r)
+      for (int64_t s = 0; s < S; ++s) {
+        int64_t col = 2 * x + s - 1;
+        float e = col >= 0 && col < W ? p[size_t(r * (N + S) + x + s)] : pad;
+        v = op == BinOp::Max ? std::fmax(v, e) : op == BinOp::Min ? std::fmin(v, e) : v + e;
+      }
+    return v;
+  }
 };
 
 } // namespace
@@ -64,9 +84,8 @@ TEST_CASE("x86 window tile: compiled window reductions equal the definition") {
   for (auto [op, pad] : {std::pair{BinOp::Max, -inf}, {BinOp::Min, inf}, {BinOp::Add, 0.0f}}) {
     Window w;
     LStmtPtr body = w.nest(op, floatImm(pad));
-    LoweredFunc f{"win", makeOp("win", {tensorParam(w.P)}, {w.Y}, {"R", "S", "N", "W"}), TargetFamily::Cpu, body, {}};
-    LoadedKernels lib({f}, "x86_64");
-    auto fn = lib.get<int(const float *, float *, int64_t, int64_t, int64_t, int64_t)>("win");
+    LoadedKernels lib({w.func("win", body)}, "x86_64");
+    auto fn = lib.get<Window::Fn>("win");
     // N = 7: a full 4-lane vector and a masked one; W cuts the strided
     // column on the right (W = 9) or nowhere (W = 40); S = 1 keeps s - 1 out
     // of range only at x = 0.
@@ -78,16 +97,7 @@ TEST_CASE("x86 window tile: compiled window reductions equal the definition") {
       std::vector<float> P(size_t(R * (N + S))), Y(size_t(N) + 4, 5.0f);
       for (size_t i = 0; i < P.size(); ++i) P[i] = float((i * 37) % 23) - 11;
       REQUIRE(fn(P.data(), Y.data(), R, S, N, W) == 0);
-      for (int64_t x = 0; x < N; ++x) {
-        float want = 5.0f;
-        for (int64_t r = 0; r < R; ++r)
-          for (int64_t s = 0; s < S; ++s) {
-            int64_t col = 2 * x + s - 1;
-            float v = col >= 0 && col < W ? P[size_t(r * (N + S) + x + s)] : pad;
-            want = op == BinOp::Max ? std::fmax(want, v) : op == BinOp::Min ? std::fmin(want, v) : want + v;
-          }
-        CHECK(Y[size_t(x)] == want);
-      }
+      for (int64_t x = 0; x < N; ++x) CHECK(Y[size_t(x)] == Window::want(op, 5.0f, pad, P, R, S, N, W, x));
       for (int64_t x = N; x < N + 4; ++x) CHECK(Y[size_t(x)] == 5.0f); // past the end: untouched
     }
   }
@@ -103,13 +113,13 @@ TEST_CASE("x86 window tile: a max or min started from a constant ignores NaN wit
   for (auto [op, start] : {std::pair{BinOp::Max, -inf}, {BinOp::Min, inf}}) {
     Window w;
     LStmtPtr body = lBlock({forLoop("x", sym("N"), store(w.Y, {w.x}, floatImm(start))), w.nest(op, floatImm(start))});
-    LoweredFunc f{"win0", makeOp("win0", {tensorParam(w.P)}, {w.Y}, {"R", "S", "N", "W"}), TargetFamily::Cpu, body, {}};
+    LoweredFunc f = w.func("win0", body);
     std::string ir = emit({f}, CodegenOutput::LLVMIR, "x86_64-avx512", 0);
     CHECK(ir.find(op == BinOp::Max ? "fcmp ogt <16 x float>" : "fcmp olt <16 x float>") != std::string::npos);
     CHECK(ir.find("@llvm.maxnum") == std::string::npos);
     CHECK(ir.find("@llvm.minnum") == std::string::npos);
     LoadedKernels lib({f}, "x86_64");
-    auto fn = lib.get<int(const float *, float *, int64_t, int64_t, int64_t, int64_t)>("win0");
+    auto fn = lib.get<Window::Fn>("win0");
     for (auto [R, S, N, W] : {std::array<int64_t, 4>{3, 3, 7, 9}, {2, 3, 9, 13}, {1, 1, 5, 40}}) {
       CAPTURE(R);
       CAPTURE(N);
@@ -117,16 +127,7 @@ TEST_CASE("x86 window tile: a max or min started from a constant ignores NaN wit
       for (size_t i = 0; i < P.size(); ++i) P[i] = i % 3 == 1 ? nan : float((i * 37) % 23) - 11;
       if (R == 1 && S == 1) P[2] = nan; // x = 2 sees only NaN: the start value stays
       REQUIRE(fn(P.data(), Y.data(), R, S, N, W) == 0);
-      for (int64_t x = 0; x < N; ++x) {
-        float want = start;
-        for (int64_t r = 0; r < R; ++r)
-          for (int64_t s = 0; s < S; ++s) {
-            int64_t col = 2 * x + s - 1;
-            float v = col >= 0 && col < W ? P[size_t(r * (N + S) + x + s)] : start;
-            want = op == BinOp::Max ? std::fmax(want, v) : std::fmin(want, v);
-          }
-        CHECK(Y[size_t(x)] == want);
-      }
+      for (int64_t x = 0; x < N; ++x) CHECK(Y[size_t(x)] == Window::want(op, start, start, P, R, S, N, W, x));
       for (int64_t x = N; x < N + 4; ++x) CHECK(std::isnan(Y[size_t(x)])); // past the end: untouched
     }
   }
@@ -142,9 +143,8 @@ TEST_CASE("x86 window tile: AVX-512 rows of every remainder equal the definition
   for (auto [op, pad] : {std::pair{BinOp::Max, -inf}, {BinOp::Add, 0.0f}}) {
     Window w;
     LStmtPtr body = w.nest(op, floatImm(pad));
-    LoweredFunc f{"win5", makeOp("win5", {tensorParam(w.P)}, {w.Y}, {"R", "S", "N", "W"}), TargetFamily::Cpu, body, {}};
-    LoadedKernels lib({f}, "x86_64-avx512");
-    auto fn = lib.get<int(const float *, float *, int64_t, int64_t, int64_t, int64_t)>("win5");
+    LoadedKernels lib({w.func("win5", body)}, "x86_64-avx512");
+    auto fn = lib.get<Window::Fn>("win5");
     const int64_t R = 3, S = 3;
     std::vector<int64_t> sizes;
     for (int64_t N = 1; N <= 100; ++N) sizes.push_back(N);
@@ -155,16 +155,7 @@ TEST_CASE("x86 window tile: AVX-512 rows of every remainder equal the definition
       std::vector<float> P(size_t(R * (N + S))), Y(size_t(N) + 20, 5.0f);
       for (size_t i = 0; i < P.size(); ++i) P[i] = float((i * 37) % 23) - 11;
       REQUIRE(fn(P.data(), Y.data(), R, S, N, W) == 0);
-      for (int64_t x = 0; x < N; ++x) {
-        float want = 5.0f;
-        for (int64_t r = 0; r < R; ++r)
-          for (int64_t s = 0; s < S; ++s) {
-            int64_t col = 2 * x + s - 1;
-            float v = col >= 0 && col < W ? P[size_t(r * (N + S) + x + s)] : pad;
-            want = op == BinOp::Max ? std::fmax(want, v) : want + v;
-          }
-        CHECK(Y[size_t(x)] == want);
-      }
+      for (int64_t x = 0; x < N; ++x) CHECK(Y[size_t(x)] == Window::want(op, 5.0f, pad, P, R, S, N, W, x));
       for (int64_t x = N; x < N + 20; ++x) CHECK(Y[size_t(x)] == 5.0f); // past the end: untouched
     }
   }
