@@ -138,6 +138,20 @@ bool initialises(const LStmtPtr &s) {
   return s->kind == LStmt::Kind::For && plainNest(s) && constants;
 }
 
+// True when every serial loop (`loops`) that the guard `g` mentions indexes
+// the store `st`: the guard then marks where the tensor's edge cuts the
+// tile (false in the last tile along a dimension only), not a window offset
+// that reaches past the edge from every tile at its loop's ends (a
+// pooling's `ow*2 + s - 1 >= 0`, with `s` reduced). Task positions (lets
+// of a parallel loop) do not count: they pick the tile.
+bool edgeOfStore(const Expr &g, const LStmt &st, const std::set<std::string> &loops) {
+  bool edge = true;
+  for (const std::string &v : loops)
+    if (mentionsVar(g, v))
+      edge &= std::any_of(st.indices.begin(), st.indices.end(), [&](const Expr &i) { return mentionsVar(i, v); });
+  return edge;
+}
+
 // True when the loops of `a` and `b` that share a variable name share its
 // bounds too: versioned as one, the variable has one interval.
 bool sameLoopBounds(const LStmtPtr &a, const LStmtPtr &b) {
@@ -310,6 +324,8 @@ private:
     if (s->kind != LStmt::Kind::Store) return;
     std::set<std::string> around = outer_;
     around.insert(stack.begin(), stack.end() - (stack.empty() ? 0 : 1));
+    std::set<std::string> loops = around;
+    loops.insert(stack.begin(), stack.end());
     auto collect = [&](const Expr &pred) {
       if (!pred) return;
       std::vector<Expr> parts;
@@ -318,7 +334,7 @@ private:
         Expr holds = holdsEverywhere(g, env);
         if (!holds) continue;
         std::string text = printExpr(g);
-        if (!stack.empty() && isWindowCondition(g, stack.back(), around)) {
+        if (!stack.empty() && !edgeOfStore(g, *s, loops) && isWindowCondition(g, stack.back(), around)) {
           windows.emplace(text, simplify(holds));
           continue;
         }

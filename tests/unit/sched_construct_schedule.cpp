@@ -148,7 +148,7 @@ TEST_CASE("construct schedule: several row tasks share one packed copy of B, one
   OpPtr fixed = std::make_shared<Op>(*matmulOp());
   fixed->body[0].vars[0].extent = ci(12);
   std::string one = printKernel(*constructSchedule(fixed, t));
-  CHECK(one.find("if (") == std::string::npos);
+  CHECK(one.find("if (M") == std::string::npos);
   CHECK(one.find("global shared_B") != std::string::npos);
   CHECK(one.find("packed_B") == std::string::npos);
 }
@@ -157,14 +157,19 @@ TEST_CASE("construct schedule: A packed several k blocks deep is exact on ragged
   // ka = 3 kc: A's block is packed once per three k blocks of B, and the
   // tile reads it at depth kb * kc + kk; K leaves partial A blocks and
   // partial k blocks within them, in both the shared-B and per-task versions.
+  // K = 0 is allowed (no `where K >= 1`): C is then all zeros, stored by
+  // the first k block's tiles.
   ContractionTiles t{2, 4, 2, 4, 8, 6};
-  KernelPtr k = constructSchedule(matmulOp(), t);
+  OpPtr op = std::make_shared<Op>(*matmulOp());
+  op->where.clear();
+  KernelPtr k = constructSchedule(op, t);
   std::string text = printKernel(*k);
   CHECK_MESSAGE(text.find("local packed_A: f32[2, 6, 2];") != std::string::npos, text);
-  CHECK(text.find("for kb in 0..min(3, cdiv(K - ka * 6, 2)) {") != std::string::npos);
+  CHECK(text.find("for kb in 0..max(1, min(3, cdiv(K - ka * 6, 2))) {") != std::string::npos);
+  CHECK(text.find("if (ka == 0 && kb == 0) {") != std::string::npos);
   CHECK(text.find("packed_A[ir, kb * 2 + kk, r] * shared_B[bj * 2 + jr, ka * 6 + kb * 2 + kk, jj]") != std::string::npos);
   LoweredFunc f = lowerOne(k->op, k);
-  for (auto [M, K, N] : std::vector<std::array<int64_t, 3>>{{5, 13, 9}, {9, 6, 4}, {3, 7, 9}, {4, 1, 13}, {7, 12, 5}})
+  for (auto [M, K, N] : std::vector<std::array<int64_t, 3>>{{5, 13, 9}, {9, 6, 4}, {3, 7, 9}, {4, 1, 13}, {7, 12, 5}, {9, 0, 5}, {3, 0, 4}})
     checkMatmul(f, M, K, N, value);
 }
 

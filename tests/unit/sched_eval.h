@@ -7,7 +7,9 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -158,7 +160,13 @@ struct LoopEval {
         auto &m = mem[p.tensor.get()];
         for (size_t i = 0; i < m.size(); ++i) m[i] = fill(p.name, i);
       }
-    for (const ir::TensorPtr &t : f.op->outputs) allocate(t);
+    // Outputs start as NaN, as from an uninitialised buffer: an element the
+    // kernel never writes then fails any comparison with the definition.
+    for (const ir::TensorPtr &t : f.op->outputs) {
+      allocate(t);
+      auto &m = mem[t.get()];
+      std::fill(m.begin(), m.end(), std::numeric_limits<double>::quiet_NaN());
+    }
     exec(f.body);
   }
 

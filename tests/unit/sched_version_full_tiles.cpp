@@ -59,6 +59,29 @@ TEST_CASE("version full tiles: a tile inside the tensor runs without guards") {
   }
 }
 
+TEST_CASE("version full tiles: the tensor's edge across a tile's panels is tested, not left to partitioning") {
+  // Tiles of two 4-element panels (a serial loop p, like a register tile's
+  // column panels): the guard b*8 + p*4 + e < N is solvable for e, like a
+  // window's, but every loop in it indexes B, so it fails in the last tile
+  // only and belongs in the full-tile test.
+  auto op = tiledCopy(8, [](Expr e) { return e; }).first;
+  const TensorPtr &A = op->inputs[0].tensor, &B = op->outputs[0];
+  Expr elem = add(add(mul(lv("b"), ci(8)), mul(lv("p"), ci(4))), lv("e"));
+  auto panel = mapFor({"e"}, {repeat({ci(4)})}, std::nullopt, store(B, {elem}, load(A, {elem})));
+  auto k = kernel(op, TargetFamily::Cpu,
+                  mapFor({"b"}, {spatial({ceilDiv(sym("N"), ci(8))})}, WorkerKind::Cores, seqFor("p", ci(0), ci(2), panel)));
+  LoweredFunc f = lowerOne(op, k);
+  std::string text = printLoweredFunc(f);
+  CHECK_MESSAGE(text.find("if (b * 8 + 7 < N) {\n"
+                          "      for p in 0..2 {\n"
+                          "        for e in 0..4 {\n"
+                          "          B[b * 8 + e + p * 4] = A[b * 8 + e + p * 4];\n") != std::string::npos, text);
+  for (int64_t n : {1, 7, 8, 13, 16}) {
+    auto out = run(f, n);
+    for (int64_t i = 0; i < n; ++i) CHECK(out[i] == value("A", i));
+  }
+}
+
 TEST_CASE("version full tiles: lower bounds and shifted windows are tested at the tile's first element") {
   // B[i] = A[i - 3] else 0: the guard 0 <= i - 3 needs the smallest i.
   auto [op, k] = tiledCopy(4, [](Expr e) { return sub(e, ci(3)); });
