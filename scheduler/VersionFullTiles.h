@@ -16,7 +16,9 @@ namespace tk {
 // positive constants, min/max, modulo by constants). Guards it cannot
 // bound stay in both copies. A window condition of a store's innermost loop
 // (left to PartitionLoops) is dropped only when its bound is one the test
-// already checks (a packing copy's rows, bounded like the tile's rows). Full tiles then run with unmasked vector
+// already checks; a condition whose serial loops all index the stored
+// element is the tensor's edge cutting the tile, not a window, and is
+// tested like the others. Full tiles then run with unmasked vector
 // loads and stores; partial tiles keep the masked code. Requires loops to
 // be well nested (a loop's bounds use only variables bound outside it).
 // A nest that only stores constants followed by a plain nest (loops of the
