@@ -75,13 +75,17 @@ bool constructScheduleApplies(const ir::Op &op, std::string *reason = nullptr);
 //   }
 // where the tasks are
 //   for (b.., bi, bj) in spatial(B.., cdiv(M, mc), cdiv(N, nc)) on cores {
-//     T[tile] = 0
-//     for kb in 0..cdiv(K, kc) {
+//     for kb in 0..max(1, cdiv(K, kc)) {
 //       pack Y's kc x nc block into nc/nr contiguous panels (kc x nr)
 //       pack X's mc x kc block into mc/mr contiguous panels (kc x mr)
-//       for jr, ir (live panels only) { for k in 0..min(kc, K - kb*kc) {
-//         for (r, j) in repeat(mr, nr) { T[..] += Xp[ir, k, r] * Yp[jr, k, j] } } }
+//       for jr, ir (live panels only) {
+//         if (kb == 0) { for (r, j) in repeat(mr, nr) { T[..] = 0 } }
+//         for k in 0..min(kc, K - kb*kc) {
+//           for (r, j) in repeat(mr, nr) { T[..] += Xp[ir, k, r] * Yp[jr, k, j] } } }
 //   } }
+// The first k block's tiles set their elements to zero right before their
+// k loop (no pass over C of its own; x86 starts the register tile at 0),
+// and at least one k block runs, so K = 0 still stores the zeros.
 // With ka > kc the k blocks are grouped: X's mc x ka block is packed once
 // per ka / kc of them and the tile reads Xp[ir, kb*kc + k, r].
 // (a constant M keeps only the version it takes). The innermost three loops
