@@ -7,7 +7,9 @@
 // broadcast operand is splatted once per row, and the products are
 // llvm.fmuladd on LLVM vector types. Tails along the vector dimension and
 // the nest's predicates become masks of llvm.masked.load/store — no scalar
-// remainder loop. The per-element order of the k summation is unchanged.
+// remainder loop. Each element's products are summed in k order; a sum
+// that continues T's element adds that element after the loop (the e2e
+// tolerance bounds the reassociation), so the FMAs never wait for it.
 #pragma once
 #include "backends/x86/CodegenContext.h"
 #include "backends/x86/MatchContraction.h"

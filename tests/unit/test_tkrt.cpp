@@ -3,6 +3,7 @@
 
 #include "backends/x86/runtime/tkrt.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -97,6 +98,43 @@ TEST_CASE("tkrt: chunks are contiguous and disjoint") {
   REQUIRE(tkrt_parallel_for(12345, body, &r) == 0);
   CHECK(r.sum.load() == 12345);
   CHECK(r.count.load() <= 12345);
+}
+
+TEST_CASE("tkrt: guided chunks shrink to single indices at the end") {
+  // Claims are serialised, so in order of their first index every chunk
+  // takes max(min, left / (2 T)) of the `left` indices still unclaimed,
+  // min = max(1, n / (16 T)): a job of 18 heavy tasks (a blocked matmul's)
+  // ends with chunks of one, whichever thread claims them.
+  struct Chunks {
+    std::mutex m;
+    std::vector<std::pair<int64_t, int64_t>> ranges;
+  };
+  auto body = [](void *ctx, int64_t b, int64_t e) {
+    auto *c = static_cast<Chunks *>(ctx);
+    std::lock_guard<std::mutex> lock(c->m);
+    c->ranges.emplace_back(b, e);
+  };
+  const int64_t T = tkrt_num_threads();
+  for (int64_t n : {int64_t(2), int64_t(18), int64_t(131), int64_t(4096), int64_t(100003)}) {
+    CAPTURE(n);
+    Chunks c;
+    REQUIRE(tkrt_parallel_for(n, body, &c) == 0);
+    std::sort(c.ranges.begin(), c.ranges.end());
+    if (T == 1) {
+      CHECK(c.ranges == std::vector<std::pair<int64_t, int64_t>>{{0, n}});
+      continue;
+    }
+    const int64_t min = std::max<int64_t>(1, n / (16 * T));
+    int64_t next = 0;
+    for (auto [b, e] : c.ranges) {
+      CHECK(b == next);
+      CHECK(e - b == std::min(n - b, std::max(min, (n - b) / (2 * T))));
+      next = e;
+    }
+    CHECK(next == n);
+    if (n == 18) CHECK(c.ranges.back().second - c.ranges.back().first == 1);
+    CHECK((int64_t)c.ranges.size() <= 2 * T * 16 + 64);
+  }
 }
 
 TEST_CASE("tkrt: nested calls run serially without deadlock") {
