@@ -17,9 +17,10 @@ namespace tk {
 // mr x nr is the register tile (the accumulators of one EmitRegisterTile
 // block), kc the depth of one packed panel of Y, mc x nc one core's task,
 // ka the depth of X's packed block (a multiple of kc; 0 or kc: as deep as
-// Y's).
+// Y's), kd the depth of a k block in the one-panel version, which reads X
+// in place when N <= nr (0: no such version).
 struct ContractionTiles {
-  int64_t mr = 4, nr = 16, kc = 64, mc = 64, nc = 64, ka = 0;
+  int64_t mr = 4, nr = 16, kc = 64, mc = 64, nc = 64, ka = 0, kd = 0;
   bool operator==(const ContractionTiles &) const = default;
 };
 
@@ -34,8 +35,10 @@ struct ContractionTiles {
 // power-of-two M leaves one small last row task) and nc at most 8
 // register tiles; ka = kc x the largest power of two up to 8 whose
 // mc x ka block of X fits that quarter too (long runs of each row of X
-// for the prefetcher). Measured on square SGEMM 256-2048 (docs/performance.md).
-// Requires a CPU description.
+// for the prefetcher); kd = kc x the largest power of two whose kd x nr
+// panel of Y fills at most half of that level. Measured on square SGEMM
+// 256-2048 and 16384 x 1024 x 64 (docs/performance.md). Requires a CPU
+// description.
 ContractionTiles chooseContractionTiles(const construct::HardwareDesc &hw, int vectorBits, int elemBytes);
 
 // The blocking of a Gensor state of the contraction's loop nest (dims
@@ -88,7 +91,11 @@ bool constructScheduleApplies(const ir::Op &op, std::string *reason = nullptr);
 // and at least one k block runs, so K = 0 still stores the zeros.
 // With ka > kc the k blocks are grouped: X's mc x ka block is packed once
 // per ka / kc of them and the tile reads Xp[ir, kb*kc + k, r].
-// (a constant M keeps only the version it takes). The innermost three loops
+// With kd > 0 the whole of the above is the `else` of
+//   if (N <= nr) { the same with kc = kd, nc = nr and no packed X:
+//                  the tile reads X[b.., bi*mc + ir*mr + r, kb*kd + k] }
+// (one column panel: each element of X serves one register tile). A
+// constant M or N keeps only the version it takes. The innermost three loops
 // are the nest MatchContraction recognises; the packed operands carry no
 // guards, so full register tiles run unmasked.
 ir::KernelPtr constructSchedule(const ir::OpPtr &op, const ContractionTiles &tiles);

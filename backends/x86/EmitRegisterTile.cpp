@@ -28,8 +28,10 @@ int vectorRegisterCount(const CpuTarget &target) { return target.vectorBits >= 5
 // nests with several reduction loops (ConstructConvolution's 6-row tiles)
 // and for single-loop nests whose rows all fit in one such block (its flat
 // pixel version, 6 filters over one channel loop), so taller single-loop
-// tiles (matmul, whose panel heights ConstructSchedule chooses against the
-// 4-row blocks) keep blocks of 4 rather than 6 + a short remainder.
+// tiles keep blocks of 4 rather than 6 + a short remainder. A single-loop
+// tile of at most kMaxPackedRows strided rows (ConstructSchedule's
+// one-panel version reads A in place) is one block too: LLVM steps its
+// rows from one pointer by the row stride, and 6 row streams fit.
 static constexpr int64_t kMaxRows = 4, kMaxPackedRows = 6;
 // Lane masks of one block's vector operand kept live across a loop (AVX-512
 // has k1..k7).
@@ -57,7 +59,7 @@ RegisterTile chooseRegisterTile(const ContractionNest &nest, const CpuTarget &ta
   // loaded vector operand, so those stay live too.
   t.vectorsPerRow = std::min(needed, regs - 2);
   int64_t fit = std::max<int64_t>(1, (regs - 1 - t.vectorsPerRow) / t.vectorsPerRow);
-  int64_t maxRows = broadcastRowsAdjacent(nest) ? kMaxPackedRows : kMaxRows;
+  int64_t maxRows = broadcastRowsAdjacent(nest) || nest.rows <= kMaxPackedRows ? kMaxPackedRows : kMaxRows;
   t.rowsPerBlock = nest.rows == 1 ? 1 : std::min({nest.rows, fit, maxRows});
   return t;
 }

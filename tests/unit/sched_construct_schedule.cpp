@@ -41,6 +41,7 @@ TEST_CASE("construct schedule: the capacity rule sizes the micro-kernel from the
   CHECK(t.mc == 126); // at most 128 rows, in whole 6-row tiles
   CHECK(t.nc == 512); // 8 register tiles; 512 x 128 f32 = 256 KiB = a quarter of L2
   CHECK(t.ka == 512); // A packed 4 k blocks deep: 126 x 512 f32 = 252 KiB; 8 would not fit
+  CHECK(t.kd == 2048); // one-panel version: B's 2048 x 64 f32 panel = 512 KiB = half of L2
   t = chooseContractionTiles(hw, 256, 4);
   CHECK(t.nr == 32); // 16 ymm: 2 x 4 accumulators + 4 + 1 = 13
   CHECK(t.mr == 2);
@@ -51,6 +52,7 @@ TEST_CASE("construct schedule: the capacity rule sizes the micro-kernel from the
   CHECK(t.mc == 126); // a quarter of 256 KiB holds 128 x 64 doubles: 21 whole 6-row tiles
   CHECK(t.nc == 128); // ... and only 128 columns: four whole 32-column tiles
   CHECK(t.ka == 64);  // 126 x 128 doubles would not fit: A is packed one k block deep
+  CHECK(t.kd == 512); // 512 x 32 doubles = 128 KiB = half of 256 KiB
 }
 
 TEST_CASE("construct schedule: a Gensor state gives the task tile, in whole register tiles") {
@@ -171,6 +173,30 @@ TEST_CASE("construct schedule: A packed several k blocks deep is exact on ragged
   LoweredFunc f = lowerOne(k->op, k);
   for (auto [M, K, N] : std::vector<std::array<int64_t, 3>>{{5, 13, 9}, {9, 6, 4}, {3, 7, 9}, {4, 1, 13}, {7, 12, 5}, {9, 0, 5}, {3, 0, 4}})
     checkMatmul(f, M, K, N, value);
+}
+
+TEST_CASE("construct schedule: with one column panel, A is read in place and the k blocks are kd deep") {
+  // N <= nr: each element of A serves one register tile, so the one-panel
+  // version reads it in place (no packed_A) in k blocks of kd = 6, with
+  // ragged rows, columns and depth, K = 0, and both the shared-B (M > mc)
+  // and per-task-B versions; N > nr takes the packed version.
+  ContractionTiles t{2, 4, 2, 4, 8, 0, 6};
+  OpPtr op = std::make_shared<Op>(*matmulOp());
+  op->where.clear();
+  KernelPtr k = constructSchedule(op, t);
+  std::string text = printKernel(*k);
+  CHECK_MESSAGE(text.find("if (N <= 4) {") != std::string::npos, text);
+  CHECK(text.find("+= A[bi_1 * 4 + (ir_1 * 2 + r_1), kb_1 * 6 + kk_1] * shared_B_1[bj_1 + jr_1, kb_1 * 6 + kk_1, jj_1]") !=
+        std::string::npos);
+  CHECK(text.find("for kk_1 in 0..min(6, K - kb_1 * 6) {") != std::string::npos);
+  CHECK(text.find("packed_A[ir, kk, r]") != std::string::npos);
+  LoweredFunc f = lowerOne(k->op, k);
+  for (auto [M, K, N] : std::vector<std::array<int64_t, 3>>{
+           {1, 1, 1}, {5, 13, 3}, {9, 6, 4}, {3, 7, 4}, {4, 1, 2}, {7, 12, 1}, {9, 0, 3}, {3, 0, 4}, {5, 7, 9}})
+    checkMatmul(f, M, K, N, value);
+  // Without kd there is no such version.
+  t.kd = 0;
+  CHECK(printKernel(*constructSchedule(op, t)).find("if (N <=") == std::string::npos);
 }
 
 TEST_CASE("pack operand: panels hold the operand with the panel and depth variables substituted") {
