@@ -127,6 +127,27 @@ TEST_CASE("x86 register tile: masked tails compute the contraction (baseline SSE
   m.run(body, 1);
 }
 
+TEST_CASE("x86 register tile: a sum's tile is prefetched before its loop, and a continued sum adds C after it") {
+  // C[i, :] += sum_k A[i, k] B[k, :], 3 rows: the accumulators start from
+  // zero, C's tile is prefetched before the k loop and added after it (run
+  // checks 1 + A B); a max nest (a pooling window's) reads its start from C
+  // and is not prefetched.
+  Mm m;
+  auto rows = [&](Expr v) { return forLoop("k", sym("K"), forLoop("i", intImm(3), forLoop("j", sym("N"), store(m.C, {m.i, m.j}, v)))); };
+  Expr prod = binary(BinOp::Mul, load(m.A, {m.i, m.k}), load(m.B, {m.k, m.j}));
+  LStmtPtr sum = rows(binary(BinOp::Add, load(m.C, {m.i, m.j}), prod));
+  auto compiled = [&](const LStmtPtr &body) {
+    LoweredFunc f{"t", makeOp("t", {tensorParam(m.A), tensorParam(m.B)}, {m.C}, {"M", "K", "N"}), TargetFamily::Cpu, body, {}};
+    return emit({f}, CodegenOutput::LLVMIR, "x86_64-avx512");
+  };
+  std::string ir = compiled(sum);
+  CHECK(ir.find("call void @llvm.prefetch") != std::string::npos);
+  LStmtPtr max = rows(binary(BinOp::Max, load(m.C, {m.i, m.j}), load(m.B, {m.k, m.j})));
+  REQUIRE(matchContraction(*max));
+  CHECK(compiled(max).find("call void @llvm.prefetch") == std::string::npos);
+  m.run(sum, 1);
+}
+
 TEST_CASE("x86 register tile: several reduction loops (a convolution's window and channels)") {
   // for r { for s { for c { for f in 0..6 { for x in 0..64 {
   //   O[f, x] += P[r, s, c, f] * X[c, r + x + s - 1] } } } } }  (X guarded)
