@@ -217,13 +217,14 @@ struct TileEmitter {
       tail.push_back(partial ? b().CreateICmpSLT(b().CreateAdd(splat(first), iota()), splat(jEnd)) : allTrue());
     }
     auto rowValue = [&](int64_t r) { return rowBase ? b().CreateAdd(rowBase, b().getInt64(r)) : nullptr; };
-    // A sum's tile is prefetched (for writing) before its loop, so that the
-    // final stores, and loads, hit L1 instead of stalling on a miss each:
-    // +22% at 4096 x 64 x 4096 and +20% at 4096 x 4 x 1024, whose tiles
-    // write C once. A sum that continues T's elements (a later k block of
-    // the constructed tiles) also starts from zero and adds them after the
+    // A contraction's tile is prefetched (for writing) before its loop, so
+    // that the final stores, and loads, hit L1 instead of stalling on a
+    // miss each: +22% at 4096 x 64 x 4096 and +20% at 4096 x 4 x 1024,
+    // whose tiles write C once (pooling sums measured the same either way).
+    // A sum that continues T's elements (a later k block of the
+    // constructed tiles) also starts from zero and adds them after the
     // loop, so the FMAs never wait for them (1-4% on one core at 1024^3).
-    bool prefetch = n.fold == BinOp::Add, deferred = !init && prefetch;
+    bool prefetch = n.fold == BinOp::Add && n.bcast, deferred = !init && n.fold == BinOp::Add;
     int64_t bytes = ir::scalarTypeBytes(st.tensor->dtype);
     std::vector<llvm::AllocaInst *> acc;
     for (int64_t r = 0; r < rows; ++r)

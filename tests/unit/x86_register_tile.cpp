@@ -127,11 +127,11 @@ TEST_CASE("x86 register tile: masked tails compute the contraction (baseline SSE
   m.run(body, 1);
 }
 
-TEST_CASE("x86 register tile: a sum's tile is prefetched before its loop, and a continued sum adds C after it") {
+TEST_CASE("x86 register tile: a contraction's tile is prefetched before its loop, and a continued sum adds C after it") {
   // C[i, :] += sum_k A[i, k] B[k, :], 3 rows: the accumulators start from
   // zero, C's tile is prefetched before the k loop and added after it (run
-  // checks 1 + A B); a max nest (a pooling window's) reads its start from C
-  // and is not prefetched.
+  // checks 1 + A B); a window max (pooling's) reads its start from C and
+  // is not prefetched.
   Mm m;
   auto rows = [&](Expr v) { return forLoop("k", sym("K"), forLoop("i", intImm(3), forLoop("j", sym("N"), store(m.C, {m.i, m.j}, v)))); };
   Expr prod = binary(BinOp::Mul, load(m.A, {m.i, m.k}), load(m.B, {m.k, m.j}));
