@@ -11,8 +11,8 @@
  * left.  Chunks are guided: each takes a 1/(2T) share of what is left, at
  * least n/(16T) indices, so a few large claims start the job and small ones
  * end it (see run_chunks).  The caller waits until every worker has checked
- * in for the current generation, so a job's state is never overwritten while a worker may still
- * read it.  Calls made while the pool is busy (nested calls from a body, or
+ * in for the current generation, so a job's state is never overwritten
+ * while a worker may still read it.  Calls made while the pool is busy (nested calls from a body, or
  * concurrent calls from other application threads) run serially on the
  * calling thread, so no call can deadlock.
  *
