@@ -63,8 +63,6 @@ static atomic_int g_pending = 0; /* workers that have not yet finished this gene
 static tkrt_body_fn g_body = NULL;
 static void *g_ctx = NULL;
 static int64_t g_n = 0;
-static int64_t g_min_chunk = 1;
-static int g_job_threads = 1;
 static atomic_llong g_next; /* first index not yet claimed */
 
 /* Non-zero on pool workers and on a caller while it runs a parallel job. */
@@ -129,19 +127,24 @@ static void spin_until(int (*done)(unsigned long), unsigned long arg) {
   }
 }
 
-/* Executes chunks of the current job until none are left. Each claim takes
-   a 1/(2 threads) share of the indices left (at least min_chunk). With a
+/* Executes chunks of the current job (n indices) until none are left. Each
+   claim takes a 1/(2 threads) share of the indices left, at least
+   n / (TKRT_MIN_CHUNK_SHARE threads). With a
    fixed split into 4 chunks per thread, the parallel loop of a blocked
    matmul (18 tasks of ~0.5 ms at 1024^3: chunks of 3, 3, 2, .., 2) ended
    with one thread two tasks behind: 10% of the run with one core idle.
    Shrinking claims end the job within about one task of balance. */
-static void run_chunks(tkrt_body_fn body, void *ctx, int64_t n, int64_t min_chunk, int threads) {
+static void run_chunks(tkrt_body_fn body, void *ctx, int64_t n) {
+  const int64_t threads = g_num_threads;
+  int64_t min_chunk = n / (threads * TKRT_MIN_CHUNK_SHARE);
+  if (min_chunk < 1)
+    min_chunk = 1;
   int64_t begin = atomic_load_explicit(&g_next, memory_order_relaxed);
   for (;;) {
     if (begin >= n)
       return;
     int64_t left = n - begin;
-    int64_t size = left / (2 * (int64_t)threads);
+    int64_t size = left / (2 * threads);
     if (size < min_chunk)
       size = min_chunk;
     if (size > left)
@@ -176,11 +179,10 @@ static void *worker_main(void *arg) {
     seen = g_gen;
     tkrt_body_fn body = g_body;
     void *ctx = g_ctx;
-    int64_t n = g_n, min_chunk = g_min_chunk;
-    int threads = g_job_threads;
+    int64_t n = g_n;
     pthread_mutex_unlock(&g_mutex);
 
-    run_chunks(body, ctx, n, min_chunk, threads);
+    run_chunks(body, ctx, n);
 
     pthread_mutex_lock(&g_mutex);
     if (--g_pending == 0)
@@ -259,16 +261,10 @@ TKRT_API int tkrt_parallel_for(int64_t n, tkrt_body_fn body, void *ctx) {
     return 0;
   }
 
-  int64_t min_chunk = n / ((int64_t)threads * TKRT_MIN_CHUNK_SHARE);
-  if (min_chunk < 1)
-    min_chunk = 1;
-
   pthread_mutex_lock(&g_mutex);
   g_body = body;
   g_ctx = ctx;
   g_n = n;
-  g_min_chunk = min_chunk;
-  g_job_threads = threads;
   atomic_store_explicit(&g_next, 0, memory_order_relaxed);
   g_pending = threads - 1;
   ++g_gen;
@@ -276,7 +272,7 @@ TKRT_API int tkrt_parallel_for(int64_t n, tkrt_body_fn body, void *ctx) {
   pthread_mutex_unlock(&g_mutex);
 
   t_in_parallel = 1;
-  run_chunks(body, ctx, n, min_chunk, threads);
+  run_chunks(body, ctx, n);
   t_in_parallel = 0;
 
   spin_until(workers_done, 0);
