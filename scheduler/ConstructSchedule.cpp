@@ -23,6 +23,14 @@ std::pair<Expr, Expr> factors(const Assign &a) {
 
 Expr loopVar(const std::string &n) { return var(n, VarKind::Loop); }
 
+// if (cond) { thenS } else { elseS }, or the one version a constant `cond`
+// (after simplification) takes.
+MStmtPtr versions(const Expr &cond, MStmtPtr thenS, MStmtPtr elseS, SourceLoc loc) {
+  Expr c = simplify(cond);
+  if (c->kind == ExprKind::BoolImm) return c->intValue ? thenS : elseS;
+  return mIf(c, std::move(thenS), std::move(elseS), loc);
+}
+
 // How deep X's packed block goes: kc times the largest power of two up to 8
 // whose mc x ka block fits `budget` bytes. A task reads each row of X in
 // runs of ka elements; at ka = kc = 128 a run is 8 cache lines of a new
@@ -300,9 +308,7 @@ MStmtPtr contractionBody(const Op &op, const ContractionTiles &t, bool direct, F
                            simplify(add(depthBase, loopVar(kk))), loopVar(jj)});
   MStmtPtr sharedTasks = mBlock({mAlloc(shared, loc), sPack, tasks(load(shared, yIdx), nullptr, nullptr)}, loc);
 
-  Expr several = simplify(binary(BinOp::GT, iv.extent, intImm(t.mc)));
-  return several->kind == ExprKind::BoolImm ? (several->intValue ? sharedTasks : perTask)
-                                             : mIf(several, sharedTasks, perTask, loc);
+  return versions(binary(BinOp::GT, iv.extent, intImm(t.mc)), sharedTasks, perTask, loc);
 }
 
 } // namespace
@@ -322,9 +328,9 @@ KernelPtr constructSchedule(const OpPtr &op, const ContractionTiles &t) {
     d.kc = d.ka = t.kd;
     d.nc = t.nr;
     Expr onePanel = simplify(binary(BinOp::LE, a.vars.back().extent, intImm(t.nr)));
-    MStmtPtr directBody = contractionBody(*op, d, true, fresh);
-    if (onePanel->kind == ExprKind::BoolImm) body = onePanel->intValue ? directBody : body;
-    else body = mIf(onePanel, directBody, body, a.loc);
+    // A constant N > nr needs no such version, so it is not built.
+    if (onePanel->kind != ExprKind::BoolImm || onePanel->intValue)
+      body = versions(onePanel, contractionBody(*op, d, true, fresh), body, a.loc);
   }
   return synthesizedKernel(op, TargetFamily::Cpu, mBlock({body}, op->loc));
 }
