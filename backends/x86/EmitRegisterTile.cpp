@@ -231,6 +231,10 @@ struct TileEmitter {
       for (int64_t v = 0; v < vectors; ++v) {
         acc.push_back(cg.entryAlloca(vecTy, "acc.tile"));
         at(rowValue(r), j0, v, [&] {
+          // The mask comes first in every case, though only the load uses
+          // it: emitted inside the load's branch, or after the address, it
+          // changed register allocation so that the convolution tiles' hot
+          // loops touched the stack (the tests/codegen no-spill tests).
           llvm::Value *mask = b().CreateAnd(tail[v], laneMask(st.pred));
           llvm::Value *start = nullptr;
           if (init) start = splat(lowerExprAs(cg, init, st.tensor->dtype));
