@@ -32,6 +32,10 @@ struct LStmt {
   std::vector<Expr> indices; // Store
   Expr value;                // Store value, Let value
   Expr pred;                 // Store guard (null = unconditional)
+  // Store: the kernel never reads these elements again and they are too
+  // many to stay in the cores' private caches, so the backend may write
+  // them around the caches (x86: non-temporal stores). A hint only.
+  bool stream = false;
 
   Expr cond;             // If, Check
   LStmtPtr thenS, elseS; // If

@@ -69,6 +69,7 @@ struct MStmt {
   std::vector<Expr> indices; // Store
   Expr value;                // Store
   AccumOp accum = AccumOp::None;
+  bool stream = false;       // Store: as LStmt::stream
 
   Expr cond;                 // If
   MStmtPtr thenS, elseS;     // If (elseS may be null)

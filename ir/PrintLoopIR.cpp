@@ -65,7 +65,7 @@ struct Printer {
     case LStmt::Kind::Store:
       os << printAccess(*s->tensor, s->indices) << " = " << printExpr(s->value);
       if (s->pred) os << " when " << printExpr(s->pred);
-      os << ";\n";
+      os << (s->stream ? " stream;\n" : ";\n");
       return;
     case LStmt::Kind::Alloc:
       os << "alloc " << scopeName(s->tensor->scope) << ' ' << s->tensor->name << ": "

@@ -85,7 +85,7 @@ struct Printer {
     case MStmt::Kind::Store:
       pad(depth);
       os << printAccess(*s->tensor, s->indices) << ' ' << accumSymbol(s->accum) << ' ' << printExpr(s->value)
-         << ";\n";
+         << (s->stream ? " stream;\n" : ";\n");
       return;
     case MStmt::Kind::Sync:
       pad(depth);

@@ -18,9 +18,10 @@ namespace tk {
 // block), kc the depth of one packed panel of Y, mc x nc one core's task,
 // ka the depth of X's packed block (a multiple of kc; 0 or kc: as deep as
 // Y's), kd the depth of a k block in the one-panel version, which reads X
-// in place when N <= nr (0: no such version).
+// in place when N <= nr (0: no such version), streamBytes the output size
+// from which tiles of a single k block store around the caches (0: never).
 struct ContractionTiles {
-  int64_t mr = 4, nr = 16, kc = 64, mc = 64, nc = 64, ka = 0, kd = 0;
+  int64_t mr = 4, nr = 16, kc = 64, mc = 64, nc = 64, ka = 0, kd = 0, streamBytes = 0;
   bool operator==(const ContractionTiles &) const = default;
 };
 
@@ -36,8 +37,9 @@ struct ContractionTiles {
 // register tiles; ka = kc x the largest power of two up to 8 whose
 // mc x ka block of X fits that quarter too (long runs of each row of X
 // for the prefetcher); kd = kc x the largest power of two whose kd x nr
-// panel of Y fills at most half of that level. Measured on square SGEMM
-// 256-2048 and 16384 x 1024 x 64 (docs/performance.md). Requires a CPU
+// panel of Y fills at most half of that level; streamBytes = that level's
+// capacity over all units. Measured on square SGEMM 256-2048, 16384 x 1024
+// x 64 and 4096 x 64 x 4096 (docs/performance.md). Requires a CPU
 // description.
 ContractionTiles chooseContractionTiles(const construct::HardwareDesc &hw, int vectorBits, int elemBytes);
 
@@ -94,8 +96,12 @@ bool constructScheduleApplies(const ir::Op &op, std::string *reason = nullptr);
 // With kd > 0 the whole of the above is the `else` of
 //   if (N <= nr) { the same with kc = kd, nc = nr and no packed X:
 //                  the tile reads X[b.., bi*mc + ir*mr + r, kb*kd + k] }
-// (one column panel: each element of X serves one register tile). A
-// constant M or N keeps only the version it takes. The innermost three loops
+// (one column panel: each element of X serves one register tile). With
+// streamBytes > 0 the first k block's tiles are themselves two versions:
+//   if (K <= kc && size of T in bytes >= streamBytes) { the same, its
+//     accumulating store marked `stream` } else { .. }
+// (the tile is then the only writer of its elements, and T outgrows the
+// private caches). A constant M, N or K keeps only the version it takes. The innermost three loops
 // are the nest MatchContraction recognises; the packed operands carry no
 // guards, so full register tiles run unmasked.
 ir::KernelPtr constructSchedule(const ir::OpPtr &op, const ContractionTiles &tiles);

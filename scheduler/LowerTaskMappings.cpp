@@ -97,6 +97,7 @@ struct Lowerer {
       st->tensor = s->tensor;
       st->indices = s->indices;
       st->value = accumulate(s->accum, load(s->tensor, s->indices, nullptr, nullptr, s->loc), s->value);
+      st->stream = s->stream;
       return st;
     }
     case MStmt::Kind::Sync: return lStmt(LStmt::Kind::Barrier, s->loc);

@@ -8,6 +8,8 @@
 #include "backends/common/CodegenContext.h"
 #include "backends/x86/X86Backend.h"
 
+#include <set>
+
 namespace tk::x86 {
 
 using codegen::FunctionFrame;
@@ -20,6 +22,9 @@ public:
   const CpuTarget &target;
   std::string kernelName; // names outlined bodies `<kernel>.par<N>`
   int outlinedCount = 0;
+  // Functions that issued non-temporal stores (StreamStores.h): each ends
+  // with a store fence.
+  std::set<llvm::Function *> streaming;
 
   // Adds the function attributes every generated function carries (target
   // CPU/features so the optimizer's TTI and codegen agree, nounwind).

@@ -2,6 +2,7 @@
 
 #include "backends/common/LowerExprToLLVM.h"
 #include "backends/x86/LowerStmtToLLVM.h"
+#include "backends/x86/StreamStores.h"
 
 #include <set>
 
@@ -99,6 +100,7 @@ void emitKernelFunction(CodegenContext &cg, const ir::LoweredFunc &f) {
   }
 
   lowerStmt(cg, f.body);
+  emitStreamFence(cg);
   for (auto it = whole.rbegin(); it != whole.rend(); ++it) cg.emitFree(*it);
   b.CreateRet(b.getInt32(0));
   cg.frames.pop_back();

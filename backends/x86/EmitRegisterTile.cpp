@@ -2,6 +2,7 @@
 
 #include "backends/common/LowerExprToLLVM.h"
 #include "backends/x86/LaneMask.h"
+#include "backends/x86/StreamStores.h"
 
 #include <llvm/IR/Intrinsics.h>
 
@@ -224,7 +225,10 @@ struct TileEmitter {
     // A sum that continues T's elements (a later k block of the
     // constructed tiles) also starts from zero and adds them after the
     // loop, so the FMAs never wait for them (1-4% on one core at 1024^3).
-    bool prefetch = n.fold == BinOp::Add && n.bcast, deferred = !init && n.fold == BinOp::Add;
+    // A streamed tile is not prefetched: its stores bypass the caches, and
+    // a line pulled in first would only be evicted by them.
+    bool deferred = !init && n.fold == BinOp::Add, stream = st.stream && !deferred;
+    bool prefetch = n.fold == BinOp::Add && n.bcast && !stream;
     int64_t bytes = ir::scalarTypeBytes(st.tensor->dtype);
     std::vector<llvm::AllocaInst *> acc;
     for (int64_t r = 0; r < rows; ++r)
@@ -251,6 +255,7 @@ struct TileEmitter {
     // accumulators stay in registers across them.
     withOuterReductionLoops(0, [&] { innermost(rows, rowValue, j0, tail, acc, vectors); });
 
+    std::vector<TileResult> results;
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t v = 0; v < vectors; ++v)
         at(rowValue(r), j0, v, [&] {
@@ -260,8 +265,13 @@ struct TileEmitter {
             sum = codegen::lowerArith(cg, BinOp::Add,
                                       b().CreateMaskedLoad(vecTy, address(*st.tensor, st.indices), align, mask, padOf(n.accLoad)),
                                       sum, st.tensor->dtype);
-          b().CreateMaskedStore(sum, address(*st.tensor, st.indices), align, mask);
+          // Stored at once unless streamed: holding every address until a
+          // joint alignment test changed register allocation so that the
+          // convolution tiles spilled (tests/codegen no-spill tests).
+          if (stream) results.push_back({sum, address(*st.tensor, st.indices), mask});
+          else b().CreateMaskedStore(sum, address(*st.tensor, st.indices), align, mask);
         });
+    if (stream) emitStreamedTileStores(cg, results, align);
   }
 
   // Runs `fn` inside the reduction loops kLoops[level .. size - 2], each

@@ -2,6 +2,7 @@
 
 #include "backends/common/LowerExprToLLVM.h"
 #include "backends/x86/LowerStmtToLLVM.h"
+#include "backends/x86/StreamStores.h"
 
 #include <set>
 
@@ -96,6 +97,7 @@ void outlineParallelLoop(CodegenContext &cg, const LStmt &loop) {
       lowerStmt(cg, loop.body);
       cg.popScope();
     });
+    emitStreamFence(cg);
     b.CreateRetVoid();
     cg.frames.pop_back();
   }

@@ -42,6 +42,7 @@ TEST_CASE("construct schedule: the capacity rule sizes the micro-kernel from the
   CHECK(t.nc == 512); // 8 register tiles; 512 x 128 f32 = 256 KiB = a quarter of L2
   CHECK(t.ka == 512); // A packed 4 k blocks deep: 126 x 512 f32 = 252 KiB; 8 would not fit
   CHECK(t.kd == 2048); // one-panel version: B's 2048 x 64 f32 panel = 512 KiB = half of L2
+  CHECK(t.streamBytes == 2 << 20); // outputs past both units' 1 MiB L2s stream
   t = chooseContractionTiles(hw, 256, 4);
   CHECK(t.nr == 32); // 16 ymm: 2 x 4 accumulators + 4 + 1 = 13
   CHECK(t.mr == 2);
@@ -197,6 +198,29 @@ TEST_CASE("construct schedule: with one column panel, A is read in place and the
   // Without kd there is no such version.
   t.kd = 0;
   CHECK(printKernel(*constructSchedule(op, t)).find("if (N <=") == std::string::npos);
+}
+
+TEST_CASE("construct schedule: a single k block streams a large output, the others keep it cached") {
+  // streamBytes = 64: outputs of 16 f32 elements and more whose K fits one
+  // k block (K <= kc = 3) mark the first block's accumulating store
+  // `stream`; the cached version stays for the rest. Exact on shapes on
+  // both sides of both conditions, in the shared-B and per-task versions.
+  ContractionTiles t{2, 4, 3, 4, 8, 0, 0, 64};
+  KernelPtr k = constructSchedule(matmulOp(), t);
+  std::string text = printKernel(*k);
+  CHECK_MESSAGE(text.find("if (K <= 3 && M * 4 * N >= 64) {") != std::string::npos, text);
+  CHECK(text.find("+= packed_A[ir, kk, r] * packed_B[jr, kk, jj] stream;") != std::string::npos);
+  CHECK(text.find("+= packed_A[ir, kk, r] * packed_B[jr, kk, jj];") != std::string::npos);
+  LoweredFunc f = lowerOne(k->op, k);
+  CHECK(printLoweredFunc(f).find(" stream;") != std::string::npos);
+  for (auto [M, K, N] : std::vector<std::array<int64_t, 3>>{{5, 3, 9}, {9, 2, 4}, {3, 1, 5}, {2, 3, 4}, {9, 7, 5}, {3, 4, 13}})
+    checkMatmul(f, M, K, N, value);
+  // A constant K deeper than kc never streams; without streamBytes nothing does.
+  OpPtr deep = std::make_shared<Op>(*matmulOp());
+  deep->body[0].value = reduce(ReduceOp::Sum, {{"k", ci(7), {}}}, deep->body[0].value->args[0]);
+  CHECK(printKernel(*constructSchedule(deep, t)).find("stream") == std::string::npos);
+  t.streamBytes = 0;
+  CHECK(printKernel(*constructSchedule(matmulOp(), t)).find("stream") == std::string::npos);
 }
 
 TEST_CASE("pack operand: panels hold the operand with the panel and depth variables substituted") {

@@ -1,0 +1,56 @@
+#include "backends/x86/StreamStores.h"
+
+#include <llvm/IR/IntrinsicsX86.h>
+
+namespace tk::x86 {
+
+namespace {
+
+bool wholeVector(llvm::Value *mask) {
+  auto *c = llvm::dyn_cast<llvm::Constant>(mask);
+  return c && c->isAllOnesValue();
+}
+
+} // namespace
+
+void emitStreamedTileStores(CodegenContext &cg, const std::vector<TileResult> &results, llvm::Align align) {
+  auto &b = cg.b;
+  auto masked = [&](const TileResult &r) { b.CreateMaskedStore(r.value, r.address, align, r.mask); };
+  llvm::Value *misaligned = nullptr;
+  uint64_t vecBytes = 0;
+  for (const TileResult &r : results) {
+    if (!wholeVector(r.mask)) continue;
+    vecBytes = cg.mod.getDataLayout().getTypeStoreSize(r.value->getType());
+    llvm::Value *low = b.CreateAnd(b.CreatePtrToInt(r.address, b.getInt64Ty()), b.getInt64(vecBytes - 1));
+    misaligned = misaligned ? b.CreateOr(misaligned, low) : low;
+  }
+  if (!misaligned) {
+    for (const TileResult &r : results) masked(r);
+    return;
+  }
+  cg.streaming.insert(cg.frame().fn);
+  llvm::BasicBlock *nt = cg.newBlock("tile.stream"), *plain = cg.newBlock("tile.cached"),
+                   *done = cg.newBlock("tile.stored");
+  b.CreateCondBr(b.CreateICmpEQ(misaligned, b.getInt64(0)), nt, plain);
+  b.SetInsertPoint(nt);
+  llvm::MDNode *nonTemporal = llvm::MDNode::get(cg.ctx, {llvm::ConstantAsMetadata::get(b.getInt32(1))});
+  for (const TileResult &r : results) {
+    if (!wholeVector(r.mask)) {
+      masked(r);
+      continue;
+    }
+    llvm::StoreInst *s = b.CreateAlignedStore(r.value, r.address, llvm::Align(vecBytes));
+    s->setMetadata(llvm::LLVMContext::MD_nontemporal, nonTemporal);
+  }
+  b.CreateBr(done);
+  b.SetInsertPoint(plain);
+  for (const TileResult &r : results) masked(r);
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+}
+
+void emitStreamFence(CodegenContext &cg) {
+  if (cg.streaming.count(cg.frame().fn)) cg.b.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {}, {});
+}
+
+} // namespace tk::x86
