@@ -40,6 +40,13 @@ MStmtPtr mStore(TensorPtr t, std::vector<Expr> idx, Expr value, AccumOp accum, S
   return s;
 }
 
+MStmtPtr mPrefetch(TensorPtr t, std::vector<Expr> idx, SourceLoc loc) {
+  MStmtPtr s = mStmt(MStmt::Kind::Prefetch, loc);
+  s->tensor = std::move(t);
+  s->indices = std::move(idx);
+  return s;
+}
+
 MStmtPtr mIf(Expr cond, MStmtPtr thenS, MStmtPtr elseS, SourceLoc loc) {
   MStmtPtr s = mStmt(MStmt::Kind::If, loc);
   s->cond = std::move(cond);

@@ -17,7 +17,7 @@ struct LStmt;
 using LStmtPtr = std::shared_ptr<LStmt>;
 
 struct LStmt {
-  enum class Kind { Block, For, Store, Alloc, If, Let, Check, Barrier, Intrinsic } kind;
+  enum class Kind { Block, For, Store, Alloc, If, Let, Check, Barrier, Intrinsic, Prefetch } kind;
   SourceLoc loc;
 
   std::vector<LStmtPtr> stmts; // Block
@@ -28,8 +28,10 @@ struct LStmt {
   std::optional<WorkerKind> worker; // For with ForKind::Parallel
   LStmtPtr body;    // For, Alloc, Let
 
-  TensorPtr tensor;          // Store target, Alloc buffer
-  std::vector<Expr> indices; // Store
+  // Prefetch: tensor[indices] will be read soon; a hint that changes no
+  // value (x86: its cache line is fetched into L2). Indices must be in range.
+  TensorPtr tensor;          // Store target, Alloc buffer, Prefetch
+  std::vector<Expr> indices; // Store, Prefetch
   Expr value;                // Store value, Let value
   Expr pred;                 // Store guard (null = unconditional)
   // Store: the kernel never reads these elements again and they are too

@@ -50,7 +50,7 @@ struct MStmt;
 using MStmtPtr = std::shared_ptr<MStmt>;
 
 struct MStmt {
-  enum class Kind { Block, MapFor, SeqFor, Alloc, Store, Sync, If, Intrinsic } kind;
+  enum class Kind { Block, MapFor, SeqFor, Alloc, Store, Sync, If, Intrinsic, Prefetch } kind;
   SourceLoc loc;
 
   std::vector<MStmtPtr> stmts; // Block
@@ -64,9 +64,9 @@ struct MStmt {
   Expr begin, end;
   MStmtPtr body; // MapFor / SeqFor
 
-  TensorPtr tensor; // Alloc (local tensor, scope in decl), Store target
+  TensorPtr tensor; // Alloc (local tensor, scope in decl), Store target, Prefetch
 
-  std::vector<Expr> indices; // Store
+  std::vector<Expr> indices; // Store, Prefetch (as LStmt::Kind::Prefetch)
   Expr value;                // Store
   AccumOp accum = AccumOp::None;
   bool stream = false;       // Store: as LStmt::stream
@@ -86,6 +86,8 @@ MStmtPtr mMapFor(std::vector<std::string> vars, MappingAtom::Kind kind, std::vec
                  std::optional<WorkerKind> worker, MStmtPtr body, SourceLoc loc = {});
 // t[idx...] (accum)= value
 MStmtPtr mStore(TensorPtr t, std::vector<Expr> idx, Expr value, AccumOp accum, SourceLoc loc = {});
+// prefetch t[idx...]: a hint that the element is read soon (LStmt's Prefetch)
+MStmtPtr mPrefetch(TensorPtr t, std::vector<Expr> idx, SourceLoc loc = {});
 // if (cond) { thenS } else { elseS } (elseS may be null)
 MStmtPtr mIf(Expr cond, MStmtPtr thenS, MStmtPtr elseS, SourceLoc loc = {});
 // A scratch buffer the scheduler introduces (role Local) of `scope`, and the

@@ -100,6 +100,9 @@ struct Printer {
       if (s->pred) os << " when " << printExpr(s->pred);
       os << ";\n";
       return;
+    case LStmt::Kind::Prefetch:
+      os << "prefetch " << printAccess(*s->tensor, s->indices) << ";\n";
+      return;
     }
   }
 };

@@ -91,6 +91,10 @@ struct Printer {
       pad(depth);
       os << "sync;\n";
       return;
+    case MStmt::Kind::Prefetch:
+      pad(depth);
+      os << "prefetch " << printAccess(*s->tensor, s->indices) << ";\n";
+      return;
     case MStmt::Kind::Intrinsic:
       pad(depth);
       os << gpuIntrinsicName(s->intrinsic) << '(';

@@ -49,6 +49,9 @@ static void verifyStmt(const LStmtPtr &s, const VerifyScope &scope) {
     if (s->errorCode < 1 || s->errorCode > 3) verifyFail(scope, "check with error code " + std::to_string(s->errorCode));
     return;
   case LStmt::Kind::Barrier: return;
+  case LStmt::Kind::Prefetch: // the element it names is checked as a read would be
+    verifyExpr(load(s->tensor, s->indices), scope);
+    return;
   case LStmt::Kind::Intrinsic:
     verifyIntrinsicOperands(s->intrinsic, s->operands, scope);
     return;

@@ -56,6 +56,9 @@ static void verifyStmt(const MStmtPtr &s, VerifyScope &scope) {
     verifyStore(s->tensor, s->indices, s->value, scope);
     return;
   case MStmt::Kind::Sync: return;
+  case MStmt::Kind::Prefetch: // the element it names is checked as a read would be
+    verifyExpr(load(s->tensor, s->indices), scope);
+    return;
   case MStmt::Kind::Intrinsic:
     verifyIntrinsicOperands(s->intrinsic, s->operands, scope);
     return;

@@ -103,6 +103,7 @@ struct Walker {
     }
     case MStmt::Kind::Alloc:
     case MStmt::Kind::Sync:
+    case MStmt::Kind::Prefetch: // writes nothing
     // Intrinsic operands are shared/register tensors, except atomic_add's
     // target: atomics never conflict, and they add to a value that a store
     // must have initialised (so they count for no coverage either).

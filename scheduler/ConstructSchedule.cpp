@@ -55,6 +55,32 @@ int64_t directDepth(const ContractionTiles &t, int64_t budget, int64_t elemBytes
   return kd;
 }
 
+// The tasks that pack Y's k block themselves stall on that copy: at
+// 16 x 4096 x 4096 it was half the run, reading DRAM at full bandwidth
+// while no FMA ran. So while the tiles of block kb run they prefetch block
+// kb + 1 of their own column panel into L2, and the next copy reads it
+// from there. Each k step of tile (jr, ir) fetches lines 2 ir and 2 ir + 1
+// (modulo the lines of a panel row) of row `nextRow` of the panel at
+// `panelCol`: with two row panels or more, every line of the next block.
+// Rows clamp to K - 1 and columns to N - 1, so each prefetch names an
+// element of Y. None when Y is not contiguous along j (B transposed: a
+// panel row is then not a run of lines).
+std::vector<MStmtPtr> nextBlockPrefetches(const Expr &y, const IndexVar &j, const IndexVar &k, const Expr &nextRow,
+                                          const Expr &panelCol, const Expr &ir, int64_t nr, SourceLoc loc) {
+  const Expr &last = y->args.back();
+  if (last->kind != ExprKind::Var || last->name != j.name) return {};
+  int64_t lineElems = std::max<int64_t>(1, 64 / scalarTypeBytes(y->type)), lines = std::max<int64_t>(1, nr / lineElems);
+  Expr row = binary(BinOp::Min, sub(k.extent, intImm(1)), nextRow);
+  std::vector<MStmtPtr> out;
+  for (int64_t i = 0; i < std::min<int64_t>(2, lines); ++i) {
+    Expr line = binary(BinOp::Mod, add(mul(ir, intImm(2)), intImm(i)), intImm(lines));
+    Expr col = binary(BinOp::Min, sub(j.extent, intImm(1)), add(panelCol, mul(line, intImm(lineElems))));
+    Expr at = substitute(y, {{j.name, simplify(col)}, {k.name, simplify(row)}});
+    out.push_back(mPrefetch(at->tensor, at->args, loc));
+  }
+  return out;
+}
+
 } // namespace
 
 ContractionTiles chooseContractionTiles(const construct::HardwareDesc &hw, int vectorBits, int elemBytes) {
@@ -247,7 +273,12 @@ MStmtPtr contractionBody(const Op &op, const ContractionTiles &t, bool direct, F
       return mMapFor({r, jj}, MappingAtom::Kind::Repeat, {intImm(t.mr), intImm(t.nr)}, std::nullopt, store, loc);
     };
     MStmtPtr tile = overTile(fma);
-    MStmtPtr kLoop = seqFor(kk, liveDepth, tile, loc);
+    std::vector<MStmtPtr> step;
+    if (yCopy)
+      step = nextBlockPrefetches(substitute(y, batch), jv, kv, add(add(depthBase, intImm(t.kc)), loopVar(kk)),
+                                 add(colBase, mul(loopVar(jr), intImm(t.nr))), loopVar(ir), t.nr, loc);
+    step.push_back(tile);
+    MStmtPtr kLoop = seqFor(kk, liveDepth, step.size() == 1 ? tile : mBlock(step, loc), loc);
     // The first depth block's tiles start from zero: the register tile then
     // keeps its accumulators from a constant (x86: tileInitialValue) and
     // never reads C, where zeroing the task's output first cost a pass over

@@ -101,6 +101,12 @@ struct Lowerer {
       return st;
     }
     case MStmt::Kind::Sync: return lStmt(LStmt::Kind::Barrier, s->loc);
+    case MStmt::Kind::Prefetch: {
+      auto st = lStmt(LStmt::Kind::Prefetch, s->loc);
+      st->tensor = s->tensor;
+      st->indices = s->indices;
+      return st;
+    }
     case MStmt::Kind::Intrinsic: {
       auto st = lStmt(LStmt::Kind::Intrinsic, s->loc);
       st->intrinsic = s->intrinsic;

@@ -117,12 +117,12 @@ Expr holdsEverywhere(const Expr &g, const Env &env) {
   }
 }
 
-// Loops, blocks and stores only: no control flow or allocation whose
-// meaning a copy could change, and every variable comes from a loop.
+// Loops, blocks, stores and prefetches only: no control flow or allocation
+// whose meaning a copy could change, and every variable comes from a loop.
 bool plainNest(const LStmtPtr &s) {
   bool plain = true;
   visitLStmt(s, [&](const LStmt &n) {
-    plain &= n.kind == LStmt::Kind::Block || n.kind == LStmt::Kind::Store ||
+    plain &= n.kind == LStmt::Kind::Block || n.kind == LStmt::Kind::Store || n.kind == LStmt::Kind::Prefetch ||
              (n.kind == LStmt::Kind::For && n.forKind != ForKind::Parallel);
   });
   return plain;

@@ -6,7 +6,7 @@
 namespace tk {
 
 // Takes a loop-IR function after PredicateAccesses. For each innermost
-// serial loop nest (For/Block/Store only) whose guards include comparisons
+// serial loop nest (For/Block/Store/Prefetch only) whose guards include comparisons
 // that are affine-monotone in the nest's loop variables, returns it as
 //   if (every such comparison holds at the extreme iterations) { nest without them }
 //   else if (those not on a store's innermost loop hold) { nest without those }

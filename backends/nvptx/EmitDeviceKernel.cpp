@@ -122,6 +122,7 @@ struct DeviceLowering {
     case LStmt::Kind::Let: return codegen::lowerLet(dc, *s, sub);
     case LStmt::Kind::Barrier: return dc.emitBarrier();
     case LStmt::Kind::Intrinsic: return emitGpuIntrinsic(dc, *s);
+    case LStmt::Kind::Prefetch: return; // a hint; GPU kernels stage data in shared memory instead
     case LStmt::Kind::Check: throw InternalError("nvptx backend: a run-time check inside a launch");
     }
     throw InternalError("nvptx backend: unknown statement kind");

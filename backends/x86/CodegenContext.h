@@ -22,7 +22,7 @@ public:
   const CpuTarget &target;
   std::string kernelName; // names outlined bodies `<kernel>.par<N>`
   int outlinedCount = 0;
-  // Functions that issued non-temporal stores (StreamStores.h): each ends
+  // Functions that issued non-temporal stores (CacheHints.h): each ends
   // with a store fence.
   std::set<llvm::Function *> streaming;
 

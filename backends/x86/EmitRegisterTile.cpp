@@ -2,7 +2,7 @@
 
 #include "backends/common/LowerExprToLLVM.h"
 #include "backends/x86/LaneMask.h"
-#include "backends/x86/StreamStores.h"
+#include "backends/x86/CacheHints.h"
 
 #include <llvm/IR/Intrinsics.h>
 
@@ -183,6 +183,7 @@ struct TileEmitter {
     cg.emitLoop(kBegin, kEnd, k.var, {noUnroll}, [&](llvm::Value *kv) {
       cg.pushScope();
       cg.bind(k.var, {kv, ScalarType::I64});
+      for (const ir::LStmtPtr &p : n.prefetches) emitPrefetch(cg, *p);
       std::vector<llvm::Value *> shared(vectors, nullptr);
       for (int64_t r = 0; r < rows; ++r) {
         llvm::Value *bc = nullptr;

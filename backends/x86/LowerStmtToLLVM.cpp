@@ -2,6 +2,7 @@
 
 #include "backends/common/LowerCommonStmt.h"
 #include "backends/common/LowerExprToLLVM.h"
+#include "backends/x86/CacheHints.h"
 #include "backends/x86/EmitRegisterTile.h"
 #include "backends/x86/OutlineParallelLoops.h"
 #include "backends/x86/ReassociableSum.h"
@@ -185,6 +186,7 @@ void lowerStmt(CodegenContext &cg, const ir::LStmtPtr &s) {
     if (cg.frame().statusOut)
       cg.diags.error(s->loc, "'sync' between cores is not supported by the x86 backend");
     return;
+  case LStmt::Kind::Prefetch: emitPrefetch(cg, *s); return;
   case LStmt::Kind::Intrinsic: // SemaIntrinsic accepts them only in cuda kernels
     throw InternalError("x86 backend: a tensor-core statement in cpu code");
   }

@@ -63,11 +63,24 @@ std::optional<ContractionNest> matchContraction(const LStmt &kLoop, std::string 
   }
   // The perfect nest under kLoop: reduction loops, then an optional row
   // loop (one the accumulated element moves with), then the vector loop.
+  // A loop's body may start with prefetches (kept for the innermost
+  // reduction loop, checked below).
   std::vector<const LStmt *> chain{&kLoop};
-  const LStmt *next = ir::soleStmt(kLoop.body.get());
+  const LStmt *prefetching = nullptr;
+  auto inside = [&](const LStmt &loop) {
+    const LStmt *b = ir::soleStmt(loop.body.get());
+    if (!b || b->kind != LStmt::Kind::Block) return b;
+    size_t p = 0;
+    while (p < b->stmts.size() && b->stmts[p]->kind == LStmt::Kind::Prefetch) ++p;
+    if (p == 0 || p + 1 != b->stmts.size()) return b;
+    prefetching = &loop;
+    n.prefetches.assign(b->stmts.begin(), b->stmts.begin() + p);
+    return ir::soleStmt(b->stmts[p].get());
+  };
+  const LStmt *next = inside(kLoop);
   while (next && next->kind == LStmt::Kind::For) {
     chain.push_back(next);
-    next = ir::soleStmt(next->body.get());
+    next = inside(*next);
   }
   if (chain.size() < 2) {
     m.fail("the reduction loop does not hold exactly one loop");
@@ -90,6 +103,10 @@ std::optional<ContractionNest> matchContraction(const LStmt &kLoop, std::string 
     chain.pop_back();
   }
   n.kLoops = chain;
+  if (prefetching && prefetching != n.kLoops.back()) {
+    m.fail("prefetches outside the innermost reduction loop");
+    return std::nullopt;
+  }
   if (n.vecLoop->forKind != ir::ForKind::Serial && n.vecLoop->forKind != ir::ForKind::Vectorized) {
     m.fail("the innermost loop is neither serial nor vectorized");
     return std::nullopt;

@@ -3,7 +3,8 @@
 // registers across the reduction:
 //
 //   for k in ..                      (serial: the reduction loop(s); a perfect
-//     [for k2 ..] ..                  nest of several, e.g. a convolution's r, s, c)
+//     [for k2 ..] ..                  nest of several, e.g. a convolution's r, s, c;
+//       [prefetch ..;]                the innermost one may prefetch first)
 //     [for r in 0..R]                (optional, constant extent: tile rows)
 //       for j in ..                  (the unit-stride dimension)
 //         T[.., j] = T[.., j] + X * Y      (a contraction)
@@ -38,6 +39,7 @@ struct ContractionNest {
   ir::Expr accLoad;                   // T[..] read by the store's value
   ir::Expr bcast;                     // contraction: the operand invariant along vecLoop; else null
   ir::Expr vec;                       // the operand with unit stride along vecLoop
+  std::vector<ir::LStmtPtr> prefetches; // issued each iteration of kLoops.back(), before the tile
 };
 
 // The nest rooted at `kLoop`, or nullopt with the reason it does not apply

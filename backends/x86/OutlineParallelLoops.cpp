@@ -2,7 +2,7 @@
 
 #include "backends/common/LowerExprToLLVM.h"
 #include "backends/x86/LowerStmtToLLVM.h"
-#include "backends/x86/StreamStores.h"
+#include "backends/x86/CacheHints.h"
 
 #include <set>
 

@@ -70,3 +70,21 @@ TEST_CASE("verify: loop IR with a hole, an unbound variable or a leftover reduct
   CHECK_NOTHROW(verifyLoopIR(f, false));
   CHECK_THROWS_AS(verifyLoopIR(f, true), InternalError);
 }
+
+TEST_CASE("verify: a prefetch names an element of a tensor in scope, as a read would") {
+  auto op = matmulOp();
+  auto pf = std::make_shared<LStmt>();
+  pf->kind = LStmt::Kind::Prefetch;
+  pf->tensor = op->inputs[1].tensor; // B[K, N]
+  pf->indices = {ci(0), ci(0)};
+  LoweredFunc f{"f", op, TargetFamily::Cpu, pf, {}};
+  CHECK_NOTHROW(verifyLoopIR(f, true));
+  pf->indices = {ci(0)};
+  CHECK_THROWS_AS(verifyLoopIR(f, true), InternalError);
+  pf->indices = {lv("k"), ci(0)}; // k is not bound
+  CHECK_THROWS_AS(verifyLoopIR(f, true), InternalError);
+  auto m = kernel(op, TargetFamily::Cpu, mPrefetch(op->inputs[0].tensor, {ci(0), ci(0)}));
+  CHECK_NOTHROW(verifyMappingIR(*m, true));
+  CHECK(printKernel(*m).find("prefetch A[0, 0];") != std::string::npos);
+  CHECK(printLoweredFunc(f).find("prefetch B[") != std::string::npos);
+}

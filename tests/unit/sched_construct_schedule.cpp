@@ -223,6 +223,31 @@ TEST_CASE("construct schedule: a single k block streams a large output, the othe
   CHECK(printKernel(*constructSchedule(matmulOp(), t)).find("stream") == std::string::npos);
 }
 
+TEST_CASE("construct schedule: tasks that pack their own B prefetch its next k block") {
+  // nr = 32 f32 columns = 2 cache lines per panel row: each k step of a
+  // per-task tile prefetches both lines of the next block's row (clamped
+  // into B); the shared-B tasks, whose copy is done before them, do not.
+  // B read transposed (B[j, k]) is not a run of lines along a panel row:
+  // no prefetches. Exact on ragged shapes, K = 1 included.
+  ContractionTiles t{2, 32, 3, 4, 64};
+  KernelPtr k = constructSchedule(matmulOp(), t);
+  std::string text = printKernel(*k);
+  CHECK_MESSAGE(text.find("prefetch B[min(K - 1, kb * 3 + kk + 3), min(N - 1, bj * 64 + jr * 32)];") != std::string::npos,
+                text);
+  CHECK(text.find("prefetch B[min(K - 1, kb * 3 + kk + 3), min(N - 1, bj * 64 + jr * 32 + 16)];") != std::string::npos);
+  size_t shared = text.find("global shared_B"), perTask = text.find("} else {", shared);
+  CHECK(text.substr(shared, perTask - shared).find("prefetch") == std::string::npos);
+  LoweredFunc f = lowerOne(k->op, k);
+  for (auto [M, K, N] : std::vector<std::array<int64_t, 3>>{{3, 7, 40}, {4, 1, 33}, {2, 9, 64}, {9, 8, 70}})
+    checkMatmul(f, M, K, N, value);
+  OpPtr nt = std::make_shared<Op>(*matmulOp());
+  TensorPtr bt = tensor("B", {sym("N"), sym("K")}, TensorRole::Input);
+  nt->inputs[1].tensor = bt;
+  nt->body[0].value = reduce(ReduceOp::Sum, {{"k", sym("K"), {}}},
+                             binary(BinOp::Mul, load(nt->inputs[0].tensor, {idx("i"), idx("k")}), load(bt, {idx("j"), idx("k")})));
+  CHECK(printKernel(*constructSchedule(nt, t)).find("prefetch") == std::string::npos);
+}
+
 TEST_CASE("pack operand: panels hold the operand with the panel and depth variables substituted") {
   OpPtr op = matmulOp();
   const Expr &b = op->body[0].value->args[0]->args[1]; // B[k, j]

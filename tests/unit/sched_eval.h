@@ -138,6 +138,7 @@ struct LoopEval {
       if (!eval(s->cond)) status = s->errorCode;
       return;
     case LStmt::Kind::Barrier: return;
+    case LStmt::Kind::Prefetch: return;
     case LStmt::Kind::Intrinsic: throw std::runtime_error("warp-collective intrinsics need a GPU");
     case LStmt::Kind::Store: {
       if (s->pred && !eval(s->pred)) return;

@@ -198,6 +198,38 @@ TEST_CASE("x86 register tile: a streamed tile stores whole aligned vectors non-t
     }
 }
 
+TEST_CASE("x86 register tile: prefetches at the top of the reduction loop run with the tile, elsewhere they refuse it") {
+  // for k { prefetch B[min(K - 1, k + 1), 0]; for i in 0..3 { for j { C[i, j] += A[i, k] B[k, j] } } }:
+  // a register tile that issues the prefetch (into L2) every k step, exact.
+  Mm m;
+  auto prefetch = [&](Expr row) {
+    auto pf = lStmt(LStmt::Kind::Prefetch);
+    pf->tensor = m.B;
+    pf->indices = {binary(BinOp::Min, add(sym("K"), intImm(-1)), row), intImm(0)};
+    return pf;
+  };
+  auto tile = [&](const Expr &depth) {
+    return forLoop("i", intImm(3), forLoop("j", sym("N"), store(m.C, {m.i, m.j}, binary(BinOp::Add, load(m.C, {m.i, m.j}),
+        binary(BinOp::Mul, load(m.A, {m.i, depth}), load(m.B, {depth, m.j}))))));
+  };
+  LStmtPtr body = forLoop("k", sym("K"), lBlock({prefetch(add(m.k, intImm(1))), tile(m.k)}));
+  std::string why;
+  auto nest = matchContraction(*body, &why);
+  REQUIRE_MESSAGE(nest, why);
+  CHECK(nest->prefetches.size() == 1);
+  CHECK(nest->rows == 3);
+  LoweredFunc f{"t", makeOp("t", {tensorParam(m.A), tensorParam(m.B)}, {m.C}, {"M", "K", "N"}), TargetFamily::Cpu, body, {}};
+  std::string ir = emit({f}, CodegenOutput::LLVMIR, "x86_64-avx512");
+  CHECK(ir.find("@llvm.prefetch.p0(ptr %B.pf") != std::string::npos);
+  CHECK(ir.find("i32 0, i32 2, i32 1)") != std::string::npos); // read, L2, data
+  m.run(body, 1);
+  // In an outer reduction loop a prefetch would run once per inner loop,
+  // not with the tile: the nest is refused and says why.
+  LStmtPtr outer = forLoop("k", sym("K"), lBlock({prefetch(m.k), forLoop("k2", intImm(2), tile(m.k))}));
+  CHECK_FALSE(matchContraction(*outer, &why));
+  CHECK(why == "prefetches outside the innermost reduction loop");
+}
+
 TEST_CASE("x86 register tile: several reduction loops (a convolution's window and channels)") {
   // for r { for s { for c { for f in 0..6 { for x in 0..64 {
   //   O[f, x] += P[r, s, c, f] * X[c, r + x + s - 1] } } } } }  (X guarded)

@@ -1,9 +1,9 @@
-// Streaming stores: a register tile whose output is marked `stream` in the
-// loop IR (written once, larger than the cores' private caches) writes its
-// whole vectors with non-temporal stores, which skip the read for
-// ownership and leave the caches to the operands. Used by the register
-// tiles (EmitRegisterTile.h); the fence that orders such stores is added
-// where the functions that issued them return.
+// Cache hints from the loop IR. Streaming stores: a register tile whose
+// output is marked `stream` (written once, larger than the cores' private
+// caches) writes its whole vectors with non-temporal stores, which skip
+// the read for ownership and leave the caches to the operands; the fence
+// that orders them is added where the functions that issued them return.
+// Prefetches: a `prefetch` statement fetches one cache line into L2.
 #pragma once
 #include "backends/x86/CodegenContext.h"
 
@@ -29,5 +29,10 @@ void emitStreamedTileStores(CodegenContext &cg, const std::vector<TileResult> &r
 // end (the thread pool's join, the caller) must see them. Once per function
 // return, not per tile (a fence per tile cost 7% at 4096 x 64 x 4096).
 void emitStreamFence(CodegenContext &cg);
+
+// A Prefetch statement: a read prefetch of the line holding its element
+// into L2 (prefetcht1). The address is computed without `inbounds`, and a
+// prefetch never faults.
+void emitPrefetch(CodegenContext &cg, const ir::LStmt &s);
 
 } // namespace tk::x86

@@ -1,4 +1,6 @@
-#include "backends/x86/StreamStores.h"
+#include "backends/x86/CacheHints.h"
+
+#include "backends/common/LowerExprToLLVM.h"
 
 #include <llvm/IR/IntrinsicsX86.h>
 
@@ -51,6 +53,13 @@ void emitStreamedTileStores(CodegenContext &cg, const std::vector<TileResult> &r
 
 void emitStreamFence(CodegenContext &cg) {
   if (cg.streaming.count(cg.frame().fn)) cg.b.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {}, {});
+}
+
+void emitPrefetch(CodegenContext &cg, const ir::LStmt &s) {
+  auto &b = cg.b;
+  const ir::TensorDecl &t = *s.tensor;
+  llvm::Value *addr = b.CreateGEP(cg.memType(t.dtype), cg.buffer(t), codegen::linearIndex(cg, t, s.indices), t.name + ".pf");
+  b.CreateIntrinsic(llvm::Intrinsic::prefetch, {b.getPtrTy()}, {addr, b.getInt32(0), b.getInt32(2), b.getInt32(1)});
 }
 
 } // namespace tk::x86
