@@ -29,7 +29,9 @@ struct LStmt {
   LStmtPtr body;    // For, Alloc, Let
 
   // Prefetch: tensor[indices] will be read soon; a hint that changes no
-  // value (x86: its cache line is fetched into L2). Indices must be in range.
+  // value (x86: its cache line is fetched into L2). The indices may fall
+  // outside the tensor: the address is fetched, never dereferenced, and a
+  // prefetch does not fault.
   TensorPtr tensor;          // Store target, Alloc buffer, Prefetch
   std::vector<Expr> indices; // Store, Prefetch
   Expr value;                // Store value, Let value
