@@ -22,7 +22,7 @@ void CodegenContext::setFunctionAttributes(llvm::Function *fn) {
 
 void CodegenContext::emitFree(llvm::Value *ptr) {
   auto *type = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy()}, false);
-  b.CreateCall(runtimeFunction("free", type), {ptr});
+  b.CreateCall(runtimeFunction("tkrt_free", type), {ptr});
 }
 
 void CodegenContext::emitEarlyExit(llvm::Value *status) {
@@ -39,14 +39,12 @@ void CodegenContext::emitEarlyExit(llvm::Value *status) {
 }
 
 llvm::Value *CodegenContext::emitCheckedMalloc(llvm::Value *bytes, const std::string &name) {
-  auto *type = llvm::FunctionType::get(b.getPtrTy(), {b.getInt64Ty(), b.getInt64Ty()}, false);
-  // Cache-line aligned, so that a packed panel's rows are whole vectors
-  // (a zmm load crossing two lines costs two). aligned_alloc wants a size
-  // that is a multiple of the alignment, and at least one line keeps
-  // null == failure for an empty buffer.
-  llvm::Value *size = b.CreateSelect(b.CreateICmpSGT(bytes, b.getInt64(0)), bytes, b.getInt64(1));
-  size = b.CreateAnd(b.CreateAdd(size, b.getInt64(kBufferAlign - 1)), b.getInt64(-kBufferAlign));
-  llvm::Value *ptr = b.CreateCall(runtimeFunction("aligned_alloc", type), {b.getInt64(kBufferAlign), size}, name);
+  auto *type = llvm::FunctionType::get(b.getPtrTy(), {b.getInt64Ty()}, false);
+  // tkrt_alloc's blocks start on a cache line (kBufferAlign), so that a
+  // packed panel's rows are whole vectors (a zmm load crossing two lines
+  // costs two), and a kernel called again reuses its large blocks instead
+  // of faulting in fresh pages (docs/abi.md).
+  llvm::Value *ptr = b.CreateCall(runtimeFunction("tkrt_alloc", type), {bytes}, name);
   llvm::BasicBlock *fail = newBlock(name + ".oom");
   llvm::BasicBlock *ok = newBlock(name + ".ok");
   b.CreateCondBr(b.CreateIsNull(ptr), fail, ok);

@@ -39,6 +39,10 @@ std::unique_ptr<llvm::orc::LLJIT> makeJit() {
   llvm::orc::SymbolMap rt;
   rt[(*jit)->mangleAndIntern("tkrt_parallel_for")] = {
       llvm::orc::ExecutorAddr::fromPtr(&tkrt_parallel_for), llvm::JITSymbolFlags::Exported};
+  rt[(*jit)->mangleAndIntern("tkrt_alloc")] = {llvm::orc::ExecutorAddr::fromPtr(&tkrt_alloc),
+                                               llvm::JITSymbolFlags::Exported};
+  rt[(*jit)->mangleAndIntern("tkrt_free")] = {llvm::orc::ExecutorAddr::fromPtr(&tkrt_free),
+                                              llvm::JITSymbolFlags::Exported};
   if (llvm::Error e = jd.define(llvm::orc::absoluteSymbols(rt))) fail("runtime symbols", std::move(e));
   return std::move(*jit);
 }

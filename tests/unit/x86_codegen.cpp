@@ -173,7 +173,7 @@ TEST_CASE("x86: buffers start on a cache line, on the stack and on the heap") {
   LoweredFunc f{"aligned", makeOp("aligned", {tensorParam(A)}, {Out}, {"N"}), TargetFamily::Cpu, body, {}};
   std::string ir = emit({f}, CodegenOutput::LLVMIR, "x86_64", 0);
   CHECK(ir.find("alloca [24 x float], align 64") != std::string::npos);
-  CHECK(ir.find("@aligned_alloc(i64 64,") != std::string::npos);
+  CHECK(ir.find("@tkrt_alloc(i64") != std::string::npos);
   LoadedKernels k({f});
   for (int64_t n : {0, 1, 17}) {
     std::vector<float> a(n), out(n);

@@ -30,6 +30,17 @@ int tkrt_parallel_for(int64_t n, tkrt_body_fn body, void *ctx);
  * otherwise the number of online processors.  Read once, at first use. */
 int tkrt_num_threads(void);
 
+/* The heap buffers of generated kernels.  tkrt_alloc returns a block of
+ * `bytes` (>= 0) aligned to 64 bytes, or NULL when out of memory;
+ * tkrt_free(ptr) releases one (NULL is ignored).  Freed blocks of 1 MiB or
+ * more are kept (at most 8, 1 GiB in all) for later requests that they fit
+ * with at most half unused, so a kernel called in a loop does not fault in
+ * fresh pages every call; tkrt_release_memory() returns the kept blocks to
+ * the system.  Thread-safe. */
+void *tkrt_alloc(int64_t bytes);
+void tkrt_free(void *ptr);
+void tkrt_release_memory(void);
+
 #ifdef __cplusplus
 }
 #endif
