@@ -86,6 +86,7 @@ bool constructScheduleApplies(const ir::Op &op, std::string *reason = nullptr);
 //       for jr, ir (live panels only) {
 //         if (kb == 0) { for (r, j) in repeat(mr, nr) { T[..] = 0 } }
 //         for k in 0..min(kc, K - kb*kc) {
+//           prefetch ..   (the block of Y read next: PrefetchPanels.h)
 //           for (r, j) in repeat(mr, nr) { T[..] += Xp[ir, k, r] * Yp[jr, k, j] } } }
 //   } }
 // The first k block's tiles set their elements to zero right before their
@@ -94,7 +95,7 @@ bool constructScheduleApplies(const ir::Op &op, std::string *reason = nullptr);
 // With ka > kc the k blocks are grouped: X's mc x ka block is packed once
 // per ka / kc of them and the tile reads Xp[ir, kb*kc + k, r].
 // With kd > 0 the whole of the above is the `else` of
-//   if (N <= nr) { the same with kc = kd, nc = nr and no packed X:
+//   if (N <= nr) { the same with kc = kd, nc = nr, no packed X, no prefetches:
 //                  the tile reads X[b.., bi*mc + ir*mr + r, kb*kd + k] }
 // (one column panel: each element of X serves one register tile). With
 // streamBytes > 0 the first k block's tiles are themselves two versions:

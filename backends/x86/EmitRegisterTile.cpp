@@ -1,8 +1,8 @@
 #include "backends/x86/EmitRegisterTile.h"
 
 #include "backends/common/LowerExprToLLVM.h"
-#include "backends/x86/LaneMask.h"
 #include "backends/x86/CacheHints.h"
+#include "backends/x86/LaneMask.h"
 
 #include <llvm/IR/Intrinsics.h>
 
