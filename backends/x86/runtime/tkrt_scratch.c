@@ -25,6 +25,9 @@
 #define TKRT_KEEP_MIN ((size_t)1 << 20)
 #define TKRT_KEEP_SLOTS 8
 #define TKRT_KEEP_MAX ((size_t)1 << 30)
+/* Past the 128 TiB of an x86-64 user address space no allocator can serve
+   a request; such sizes fail here (sanitizer runtimes abort on them). */
+#define TKRT_ALLOC_MAX ((int64_t)1 << 47)
 
 static pthread_mutex_t g_keep_mutex = PTHREAD_MUTEX_INITIALIZER;
 static void *g_kept[TKRT_KEEP_SLOTS]; /* block starts (headers), or NULL */
@@ -70,7 +73,7 @@ static int keep(void *block) {
 }
 
 TKRT_API void *tkrt_alloc(int64_t bytes) {
-  if (bytes < 0 || (uint64_t)bytes > SIZE_MAX - 2 * TKRT_ALIGN)
+  if (bytes < 0 || bytes > TKRT_ALLOC_MAX)
     return NULL;
   size_t size = ((size_t)bytes + TKRT_ALIGN - 1) / TKRT_ALIGN * TKRT_ALIGN;
   void *block = size >= TKRT_KEEP_MIN ? take_kept(size) : NULL;
