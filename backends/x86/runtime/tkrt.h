@@ -31,7 +31,7 @@ int tkrt_parallel_for(int64_t n, tkrt_body_fn body, void *ctx);
 int tkrt_num_threads(void);
 
 /* The heap buffers of generated kernels.  tkrt_alloc returns a block of
- * `bytes` (>= 0) aligned to 64 bytes, or NULL when out of memory;
+ * `bytes` (0 to 2^47) aligned to 64 bytes, or NULL when out of memory;
  * tkrt_free(ptr) releases one (NULL is ignored).  Freed blocks of 1 MiB or
  * more are kept (at most 8, 1 GiB in all) for later requests that they fit
  * with at most half unused, so a kernel called in a loop does not fault in
