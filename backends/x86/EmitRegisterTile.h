@@ -11,22 +11,10 @@
 // that continues T's element adds that element after the loop (the e2e
 // tolerance bounds the reassociation), so the FMAs never wait for it.
 #pragma once
+#include "backends/x86/ChooseRegisterTile.h"
 #include "backends/x86/CodegenContext.h"
-#include "backends/x86/MatchContraction.h"
 
 namespace tk::x86 {
-
-// Vector registers of the target's widest vector class.
-int vectorRegisterCount(const CpuTarget &target);
-
-// How a nest is blocked on `target`: rows per block, vectors per row, lanes.
-struct RegisterTile {
-  int64_t rowsPerBlock = 1;
-  int64_t vectorsPerRow = 1;
-  int lanes = 1;
-};
-// Requires the nest's accumulator to be f32 or f64 (as matched).
-RegisterTile chooseRegisterTile(const ContractionNest &nest, const CpuTarget &target);
 
 // Emits `nest` at the builder's insertion point in place of nest.kLoop.
 // With `init` (tileInitialValue) the accumulators start from it rather

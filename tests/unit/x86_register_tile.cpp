@@ -1,7 +1,8 @@
 // x86 register blocking: which loop nests are contractions
 // (backends/x86/MatchContraction.h), the register tile chosen per target
-// (backends/x86/EmitRegisterTile.h), and a masked-tail tile run on the
-// baseline target (tests/codegen runs AVX2/AVX-512 shapes end to end).
+// (ChooseRegisterTile.h), what the emitted tiles do (EmitRegisterTile.h),
+// and tiles run on the baseline target (tests/codegen runs AVX2/AVX-512
+// shapes end to end).
 #include <doctest/doctest.h>
 
 #include "backends/x86/EmitRegisterTile.h"
