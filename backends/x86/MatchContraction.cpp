@@ -67,6 +67,7 @@ std::optional<ContractionNest> matchContraction(const LStmt &kLoop, std::string 
   // reduction loop, checked below).
   std::vector<const LStmt *> chain{&kLoop};
   const LStmt *prefetching = nullptr;
+  int prefetchingLoops = 0;
   auto inside = [&](const LStmt &loop) {
     const LStmt *b = ir::soleStmt(loop.body.get());
     if (!b || b->kind != LStmt::Kind::Block) return b;
@@ -74,6 +75,7 @@ std::optional<ContractionNest> matchContraction(const LStmt &kLoop, std::string 
     while (p < b->stmts.size() && b->stmts[p]->kind == LStmt::Kind::Prefetch) ++p;
     if (p == 0 || p + 1 != b->stmts.size()) return b;
     prefetching = &loop;
+    ++prefetchingLoops;
     n.prefetches.assign(b->stmts.begin(), b->stmts.begin() + p);
     return ir::soleStmt(b->stmts[p].get());
   };
@@ -103,7 +105,7 @@ std::optional<ContractionNest> matchContraction(const LStmt &kLoop, std::string 
     chain.pop_back();
   }
   n.kLoops = chain;
-  if (prefetching && prefetching != n.kLoops.back()) {
+  if (prefetching && (prefetchingLoops > 1 || prefetching != n.kLoops.back())) {
     m.fail("prefetches outside the innermost reduction loop");
     return std::nullopt;
   }

@@ -229,6 +229,11 @@ TEST_CASE("x86 register tile: prefetches at the top of the reduction loop run wi
   LStmtPtr outer = forLoop("k", sym("K"), lBlock({prefetch(m.k), forLoop("k2", intImm(2), tile(m.k))}));
   CHECK_FALSE(matchContraction(*outer, &why));
   CHECK(why == "prefetches outside the innermost reduction loop");
+  // Prefetches in two loops of the nest are refused too (none is dropped).
+  LStmtPtr both = forLoop("k", sym("K"), lBlock({prefetch(m.k), forLoop("k2", intImm(2),
+                                                                        lBlock({prefetch(m.k), tile(m.k)}))}));
+  CHECK_FALSE(matchContraction(*both, &why));
+  CHECK(why == "prefetches outside the innermost reduction loop");
 }
 
 TEST_CASE("x86 register tile: several reduction loops (a convolution's window and channels)") {
