@@ -55,11 +55,17 @@ void emitStreamFence(CodegenContext &cg) {
   if (cg.streaming.count(cg.frame().fn)) cg.b.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {}, {});
 }
 
-void emitPrefetch(CodegenContext &cg, const ir::LStmt &s) {
+void emitLinePrefetch(CodegenContext &cg, llvm::Value *addr, bool forWriting) {
   auto &b = cg.b;
+  // llvm.prefetch(address, rw, locality 0..3, data cache)
+  b.CreateIntrinsic(llvm::Intrinsic::prefetch, {b.getPtrTy()},
+                    {addr, b.getInt32(forWriting ? 1 : 0), b.getInt32(forWriting ? 3 : 2), b.getInt32(1)});
+}
+
+void emitPrefetch(CodegenContext &cg, const ir::LStmt &s) {
   const ir::TensorDecl &t = *s.tensor;
-  llvm::Value *addr = b.CreateGEP(cg.memType(t.dtype), cg.buffer(t), codegen::linearIndex(cg, t, s.indices), t.name + ".pf");
-  b.CreateIntrinsic(llvm::Intrinsic::prefetch, {b.getPtrTy()}, {addr, b.getInt32(0), b.getInt32(2), b.getInt32(1)});
+  emitLinePrefetch(cg, cg.b.CreateGEP(cg.memType(t.dtype), cg.buffer(t), codegen::linearIndex(cg, t, s.indices), t.name + ".pf"),
+                   false);
 }
 
 } // namespace tk::x86

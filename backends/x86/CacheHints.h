@@ -30,9 +30,13 @@ void emitStreamedTileStores(CodegenContext &cg, const std::vector<TileResult> &r
 // return, not per tile (a fence per tile cost 7% at 4096 x 64 x 4096).
 void emitStreamFence(CodegenContext &cg);
 
-// A Prefetch statement: a read prefetch of the line holding its element
-// into L2 (prefetcht1). The address is computed without `inbounds`, and a
-// prefetch never faults.
+// A prefetch of the cache line holding `addr`: for reading, into L2
+// (prefetcht1: a block read soon), or for writing, into L1 (prefetchw: a
+// register tile's output right before its stores).
+void emitLinePrefetch(CodegenContext &cg, llvm::Value *addr, bool forWriting);
+
+// A Prefetch statement: a read prefetch of the line holding its element.
+// The address is computed without `inbounds`, and a prefetch never faults.
 void emitPrefetch(CodegenContext &cg, const ir::LStmt &s);
 
 } // namespace tk::x86

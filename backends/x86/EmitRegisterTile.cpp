@@ -205,9 +205,7 @@ struct TileEmitter {
           if (init) start = splat(lowerExprAs(cg, init, st.tensor->dtype));
           else if (deferred) start = llvm::Constant::getNullValue(vecTy);
           else start = b().CreateMaskedLoad(vecTy, address(*st.tensor, st.indices), align, mask, padOf(n.accLoad));
-          if (prefetch && (v * tile.lanes * bytes) % 64 == 0)
-            b().CreateIntrinsic(llvm::Intrinsic::prefetch, {b().getPtrTy()},
-                                {address(*st.tensor, st.indices), b().getInt32(1), b().getInt32(3), b().getInt32(1)});
+          if (prefetch && (v * tile.lanes * bytes) % 64 == 0) emitLinePrefetch(cg, address(*st.tensor, st.indices), true);
           b().CreateStore(start, acc.back());
         });
       }

@@ -37,12 +37,12 @@ std::unique_ptr<llvm::orc::LLJIT> makeJit() {
   // libtkrt is linked statically into this program: its symbols are not in
   // the dynamic symbol table, so the JIT gets their addresses directly.
   llvm::orc::SymbolMap rt;
-  rt[(*jit)->mangleAndIntern("tkrt_parallel_for")] = {
-      llvm::orc::ExecutorAddr::fromPtr(&tkrt_parallel_for), llvm::JITSymbolFlags::Exported};
-  rt[(*jit)->mangleAndIntern("tkrt_alloc")] = {llvm::orc::ExecutorAddr::fromPtr(&tkrt_alloc),
-                                               llvm::JITSymbolFlags::Exported};
-  rt[(*jit)->mangleAndIntern("tkrt_free")] = {llvm::orc::ExecutorAddr::fromPtr(&tkrt_free),
-                                              llvm::JITSymbolFlags::Exported};
+  auto define = [&](const char *name, llvm::orc::ExecutorAddr addr) {
+    rt[(*jit)->mangleAndIntern(name)] = {addr, llvm::JITSymbolFlags::Exported};
+  };
+  define("tkrt_parallel_for", llvm::orc::ExecutorAddr::fromPtr(&tkrt_parallel_for));
+  define("tkrt_alloc", llvm::orc::ExecutorAddr::fromPtr(&tkrt_alloc));
+  define("tkrt_free", llvm::orc::ExecutorAddr::fromPtr(&tkrt_free));
   if (llvm::Error e = jd.define(llvm::orc::absoluteSymbols(rt))) fail("runtime symbols", std::move(e));
   return std::move(*jit);
 }
