@@ -35,8 +35,11 @@ int tkrt_num_threads(void);
  * tkrt_free(ptr) releases one (NULL is ignored).  Freed blocks of 1 MiB or
  * more are kept (at most 8, 1 GiB in all) for later requests that they fit
  * with at most half unused, so a kernel called in a loop does not fault in
- * fresh pages every call; tkrt_release_memory() returns the kept blocks to
- * the system.  Thread-safe. */
+ * fresh pages every call.  Freed blocks under 64 KiB are kept by the
+ * freeing thread (at most 4, same fit rule) and freed when it exits, so a
+ * buffer allocated in every iteration of a loop costs no malloc.
+ * tkrt_release_memory() returns the kept large blocks and the calling
+ * thread's small ones to the system.  Thread-safe. */
 void *tkrt_alloc(int64_t bytes);
 void tkrt_free(void *ptr);
 void tkrt_release_memory(void);
