@@ -298,11 +298,17 @@ private:
       std::vector<LStmtPtr> stmts = c->kind == LStmt::Kind::Block ? c->stmts : std::vector<LStmtPtr>{c};
       stmts.push_back(child);
       child = lBlock(std::move(stmts), s->loc);
-      if (!g.host) child = lAlloc(g.rows.buf, child, child->loc);
+      if (!g.host) child = allocated(g, child);
     }
     for (const Group &g : groups_)
-      if (g.host == s.get()) n->body = lAlloc(g.rows.buf, n->body, n->body->loc);
+      if (g.host == s.get()) n->body = allocated(g, n->body);
     return n;
+  }
+
+  // `body` inside g's buffer, whose padding columns are filled first.
+  static LStmtPtr allocated(const Group &g, const LStmtPtr &body) {
+    LStmtPtr fill = phaseRowPadFill(g.rows, body->loc);
+    return lAlloc(g.rows.buf, fill ? lBlock({fill, body}, body->loc) : body, body->loc);
   }
 
   // Replaces the recorded loads of loop x, matching them by their original

@@ -63,18 +63,24 @@ TEST_CASE("deinterleave: a stride-2 window's rows are copied into padded phase r
   // the window's rows d is copied into its even and odd elements, phase
   // major, after L = ceil(pad / 2) columns of -inf; the x loops read the
   // phase of s - pad in window row r without a guard (the padding columns
-  // hold the `else` value).
+  // hold the `else` value). No copy writes the padding columns, so they are
+  // filled once, where the buffer is allocated, not once per row.
   size_t two = text.find("if (stride == 2) {");
   REQUIRE(two != std::string::npos);
   std::string s2 = text.substr(two);
   const std::string L = "max(0, -(-pad / 2))";
   CHECK(s2.find("alloc local X_phases: f32[2, kernel, " + L + " + max(cdiv(W, 2), ") != std::string::npos);
-  CHECK(s2.find("for j in 0.." + L + " {\n                X_phases[q, d, j] = -inf;") != std::string::npos);
+  size_t alloc = s2.find("alloc local X_phases: f32[2, kernel, ");
+  size_t fill = s2.find("for j in 0.." + L + " {\n              X_phases[q, d, j] = -inf;");
+  CHECK(fill != std::string::npos);
+  CHECK(s2.find("        for d in 0..kernel {\n          for q in 0..2 {\n", alloc) < fill);
+  CHECK(s2.find("X_phases[q, d, j] = -inf;", fill + 1) < s2.find("if (kernel - pad + y * 2 - 1 < H"));
   CHECK(s2.find("X_phases[0, d, j + " + L + "] = X[d - pad + y * 2, j * 2];\n") != std::string::npos);
   CHECK(s2.find("X_phases[1, d, j + " + L + "] = X[d - pad + y * 2, j * 2 + 1];\n") != std::string::npos);
   CHECK(s2.find("X_phases[q, d, W / 2 + " + L + "] = X[d - pad + y * 2, q + W / 2 * 2];") != std::string::npos);
   CHECK(s2.find("max(Y[y, x], X_phases[(-pad + s) % 2, r, x + (-pad + s) / 2 + " + L + "]);") != std::string::npos);
   size_t copy = s2.find("X_phases[0, d, j + "), window = s2.find("for r in 0..kernel");
+  CHECK(fill < copy);
   CHECK(copy < window);
   // The general copy (stride unknown) has no constant stride: untouched.
   size_t general = text.rfind("} else {");
