@@ -175,8 +175,10 @@ TKRT_API void tkrt_release_memory(void) {
 /* Unloading the image (dlclose, process exit) returns the kept blocks (the
    small ones of the thread that unloads it) and deletes the key, whose
    destructor would otherwise run unloaded code when another thread exits
-   (that thread's small blocks are left to the system). */
-__attribute__((destructor)) static void tkrt_release_at_exit(void) {
+   (that thread's small blocks are left to the system).  Priority 101 runs
+   it after the default-priority destructors, so tkrt's workers, joined by
+   tkrt_shutdown_pool, have freed theirs already. */
+__attribute__((destructor(101))) static void tkrt_release_at_exit(void) {
   tkrt_release_memory();
   if (g_small_key_ok) {
     g_small_key_ok = 0;
