@@ -14,6 +14,7 @@ PKGS=(
   libzstd-dev           # needed to link libLLVM-19
   libfmt-dev            # formatting library
   doctest-dev           # unit test framework (tests/unit)
+  libisl-dev            # isl: exact integer-set checks of task-mapping coverage and conflicts
   ninja-build cmake g++ make # build tools
   libdnnl-dev           # oneDNN: reference library for bench/ and tests
   libopenblas-dev       # OpenBLAS: reference library for bench/ and tests

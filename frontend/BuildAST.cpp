@@ -138,6 +138,9 @@ public:
       v->floatValue = floatLiteral(c->FLOAT());
     } else if (c->INF()) {
       v = node(ast::ExprKind::Inf, at(c->INF()));
+    } else if (c->TRUE() || c->FALSE()) {
+      v = node(ast::ExprKind::Bool, at(c));
+      v->intValue = c->TRUE() != nullptr;
     } else {
       v = node(ast::ExprKind::Name, at(c->name()));
       v->name = c->name()->getText();
@@ -305,13 +308,10 @@ private:
 
 } // namespace
 
-std::unique_ptr<ast::File> buildAST(TkParser::FileContext *tree, const TokenLocator &loc, DiagEngine &diags) {
+bool appendDecl(TkParser::DeclContext *tree, const TokenLocator &loc, DiagEngine &diags, ast::File &file) {
   Builder b(loc, diags);
-  auto file = std::make_unique<ast::File>();
-  file->fileId = loc.file();
-  for (auto *d : tree->decl()) file->decls.push_back(b.decl(d));
-  if (b.failed) return nullptr;
-  return file;
+  file.decls.push_back(b.decl(tree));
+  return !b.failed;
 }
 
 } // namespace tk

@@ -10,10 +10,10 @@
 
 namespace tk {
 
-// Takes: the tree of a parse that reported no syntax error. Returns the AST
-// with a SourceLoc on every node, or null after reporting a literal that
-// does not fit its type (integers beyond int64, floats beyond double).
-std::unique_ptr<ast::File> buildAST(tkgen::TkParser::FileContext *tree, const TokenLocator &loc,
-                                    DiagEngine &diags);
+// Takes: the tree of one declaration whose parse reported no syntax error.
+// Appends its AST, with a SourceLoc on every node, to `file`. Returns false
+// after reporting a literal that does not fit its type (integers beyond
+// int64, floats beyond double).
+bool appendDecl(tkgen::TkParser::DeclContext *tree, const TokenLocator &loc, DiagEngine &diags, ast::File &file);
 
 } // namespace tk

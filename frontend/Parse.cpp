@@ -62,6 +62,25 @@ bool checkNesting(const std::vector<antlr4::Token *> &tokens, const TokenLocator
   return true;
 }
 
+// The lexer, stopped at the first token past kMaxTokensPerFile so that a
+// huge input is refused before its tokens fill memory.
+class BoundedLexer : public TkLexer {
+public:
+  struct TooManyTokens {
+    SourceLoc loc;
+  };
+  BoundedLexer(antlr4::CharStream *input, const TokenLocator &loc) : TkLexer(input), loc_(loc) {}
+  std::unique_ptr<antlr4::Token> nextToken() override {
+    std::unique_ptr<antlr4::Token> t = TkLexer::nextToken();
+    if (++count_ > kMaxTokensPerFile) throw TooManyTokens{loc_.at(t.get())};
+    return t;
+  }
+
+private:
+  const TokenLocator &loc_;
+  size_t count_ = 0;
+};
+
 } // namespace
 
 std::unique_ptr<ast::File> parseFile(int fileId, const SourceManager &sm, DiagEngine &diags) {
@@ -76,22 +95,44 @@ std::unique_ptr<ast::File> parseFile(int fileId, const SourceManager &sm, DiagEn
   }
 
   antlr4::ANTLRInputStream input(text);
-  TkLexer lexer(&input);
+  BoundedLexer lexer(&input, locator);
   lexer.removeErrorListeners(); // ERRCHAR matches anything the other rules do not
   antlr4::CommonTokenStream tokens(&lexer);
-  tokens.fill();
+  try {
+    tokens.fill();
+  } catch (const BoundedLexer::TooManyTokens &e) {
+    diags.error(e.loc, "file too large: more than " + std::to_string(kMaxTokensPerFile) +
+                           " tokens; split it into files that import each other");
+    return nullptr;
+  }
   if (!checkNesting(tokens.getTokens(), locator, diags)) return nullptr;
 
   tkgen::TkParser parser(&tokens);
   parser.removeErrorListeners();
   parser.setErrorHandler(std::make_shared<SyntaxErrorStrategy>(diags, locator));
-  tkgen::TkParser::FileContext *tree = nullptr;
+  auto file = std::make_unique<ast::File>();
+  file->fileId = fileId;
+  bool ok = true;
   try {
-    tree = parser.file();
+    // One declaration at a time: the parser owns every tree node until it
+    // is reset, so a file of many declarations would otherwise hold all of
+    // their trees at once (about 10 KB per one-line op).
+    while (tokens.LA(1) != antlr4::Token::EOF) {
+      if (file->decls.size() == kMaxDeclsPerFile) {
+        diags.error(locator.at(tokens.LT(1)), "more than " + std::to_string(kMaxDeclsPerFile) +
+                                                  " declarations in one file; split it into files that import "
+                                                  "each other");
+        return nullptr;
+      }
+      ok &= appendDecl(parser.decl(), locator, diags, *file);
+      size_t next = tokens.index();
+      parser.reset(); // frees the tree and rewinds the stream
+      tokens.seek(next);
+    }
   } catch (const SyntaxErrorStop &) {
     return nullptr;
   }
-  return buildAST(tree, locator, diags);
+  return ok ? std::move(file) : nullptr;
 }
 
 } // namespace tk

@@ -1,6 +1,7 @@
 #include "frontend/Sema.h"
 
 #include "frontend/SemaScope.h"
+#include "frontend/SemaSizes.h"
 
 namespace tk::sema {
 
@@ -36,6 +37,8 @@ std::optional<ir::Module> analyze(const std::vector<std::unique_ptr<ast::File>> 
       if (d.kind == ast::Decl::Kind::Kernel && !diags.errorLimitReached() &&
           firstDefinition(d.kernel->name, d.kernel->nameLoc, "kernel"))
         if (ir::KernelPtr k = checkKernel(*d.kernel, ops, diags)) module.kernels.push_back(k);
+  // Sizes last: they need each tensor's extents, and kernels' locals.
+  if (!diags.errorLimitReached()) checkTensorSizes(module, diags);
   collectExports(*files.front(), opts, module, diags);
   if (diags.errorCount() > errorsBefore) return std::nullopt;
   return module;

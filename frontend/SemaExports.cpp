@@ -2,6 +2,7 @@
 // the first main-file kernel for the selected target, else the default
 // schedule), every main-file kernel for that target under its own name, and
 // each `export NAME;` of an imported op or kernel.
+#include "frontend/ReservedSymbols.h"
 #include "frontend/Sema.h"
 #include "frontend/SemaScope.h"
 
@@ -85,6 +86,8 @@ void collectExports(const ast::File &mainFile, const FrontendOptions &opts, ir::
 
   std::map<std::string, SourceLoc> seen;
   for (const ir::Export &e : module.exports) {
+    if (std::string why; isReservedSymbol(e.symbol, &why))
+      diags.error(e.loc, "cannot export '" + e.symbol + "' as a C symbol: " + why + "; rename it");
     auto [it, inserted] = seen.emplace(e.symbol, e.loc);
     if (!inserted)
       diags.error(e.loc, "duplicate exported symbol '" + e.symbol + "' (also exported by the declaration at " +

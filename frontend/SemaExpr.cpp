@@ -1,7 +1,10 @@
 #include "frontend/SemaExpr.h"
 
 #include "frontend/PrintAST.h"
+#include "frontend/SemaConstant.h"
 #include "frontend/SemaIntrinsic.h"
+#include "ir/IntArith.h"
+#include "ir/Reduction.h"
 
 #include <algorithm>
 #include <cmath>
@@ -64,7 +67,7 @@ std::string plural(size_t n, const char *word) {
 
 class Lowerer {
 public:
-  explicit Lowerer(ExprEnv &env) : env_(env) {}
+  explicit Lowerer(ExprEnv &env) : env_(env), consts_(env.diags) {}
 
   ir::Expr lower(const ast::Expr &e) {
     if (env_.diags.errorLimitReached()) return nullptr; // later errors are dropped: stop early
@@ -91,6 +94,11 @@ public:
 
 private:
   ExprEnv &env_;
+  ConstantChecker consts_;
+
+  // `n` when its constant operands fold without overflow; null after the
+  // error otherwise.
+  ir::Expr checked(ir::Expr n) { return consts_.check(n) ? n : nullptr; }
 
   ir::Expr error(SourceLoc loc, std::string msg) {
     env_.diags.error(loc, std::move(msg));
@@ -203,12 +211,12 @@ private:
                           {env_.mode == ExprEnv::Mode::Kernel, env_.target, env_.inLanes, env_.diags});
     if (auto t = ir::parseScalarType(e.name)) {
       if (!arity(1)) return nullptr;
-      return ir::cast(*t, args[0], e.loc);
+      return checked(ir::cast(*t, args[0], e.loc));
     }
     for (const auto &[fname, fn] : kMathFns) {
       if (fname != e.name) continue;
       if (!arity(1) || !numeric(args[0], "'" + fname + "'", e.loc)) return nullptr;
-      return ir::call(fn, args[0], e.loc);
+      return checked(ir::call(fn, args[0], e.loc));
     }
     if (e.name == "max" || e.name == "min" || e.name == "pow" || e.name == "cdiv") {
       if ((e.name == "max" || e.name == "min") && args.size() == 1)
@@ -221,16 +229,16 @@ private:
       if (e.name == "cdiv") {
         if (!ir::isInteger(args[0]->type) || !ir::isInteger(args[1]->type))
           return error(e.loc, "'cdiv' needs integer arguments");
-        return ir::binary(ir::BinOp::CDiv, args[0], args[1], e.loc);
+        return checked(ir::binary(ir::BinOp::CDiv, args[0], args[1], e.loc));
       }
       ir::BinOp op = e.name == "max" ? ir::BinOp::Max : e.name == "min" ? ir::BinOp::Min : ir::BinOp::Pow;
-      return ir::binary(op, args[0], args[1], e.loc);
+      return checked(ir::binary(op, args[0], args[1], e.loc));
     }
     if (e.name == "select") {
       if (!arity(3)) return nullptr;
       if (args[0]->type != ScalarType::Bool) return error(e.args[0]->loc, "the condition of 'select' must be bool");
       unifyLiterals(args[1], args[2]);
-      return ir::select(args[0], args[1], args[2], e.loc);
+      return checked(ir::select(args[0], args[1], args[2], e.loc));
     }
     return error(e.loc, "unknown function '" + e.name + "'" + didYouMean(e.name, knownFunctions()));
   }
@@ -243,9 +251,13 @@ private:
       return ir::unary(ir::UnOp::Not, a, e.loc);
     }
     if (!numeric(a, "unary '-'", e.loc)) return nullptr;
-    if (a->kind == ir::ExprKind::IntImm) return ir::intImm(-a->intValue, a->type, e.loc);
+    if (a->kind == ir::ExprKind::IntImm) {
+      ir::FoldResult r = ir::foldIntNeg(a->intValue);
+      if (!r.ok()) return error(e.loc, ir::foldErrorMessage(r.error, "-" + ir::printExpr(a), ir::ScalarType::I64));
+      return ir::intImm(r.value, a->type, e.loc);
+    }
     if (a->kind == ir::ExprKind::FloatImm) return ir::floatImm(-a->floatValue, a->type, e.loc);
-    return ir::unary(ir::UnOp::Neg, a, e.loc);
+    return checked(ir::unary(ir::UnOp::Neg, a, e.loc));
   }
 
   ir::Expr binaryOp(const ast::Expr &e) {
@@ -273,7 +285,7 @@ private:
     unifyLiterals(a, b);
     if (op == ir::BinOp::Mod && (!ir::isInteger(a->type) || !ir::isInteger(b->type)))
       return error(e.loc, "'%' needs integer operands, not " + typeName(a->type) + " and " + typeName(b->type));
-    return ir::binary(op, a, b, e.loc);
+    return checked(ir::binary(op, a, b, e.loc));
   }
 
   ir::Expr reduction(const ast::Expr &e) {
@@ -339,18 +351,11 @@ private:
       if (!ext) return nullptr;
       vars.push_back({v.name, ext, v.loc});
     }
-    if (e.name == "mean") {
-      ir::Expr count = ir::intImm(1);
-      for (const ir::IndexVar &v : vars) count = ir::mul(count, v.extent);
-      ir::Expr sum = ir::reduce(ir::ReduceOp::Sum, vars, body, e.loc);
-      if (sum->type != ScalarType::I64) count = ir::cast(sum->type, count, e.loc);
-      return ir::binary(ir::BinOp::Div, sum, count, e.loc);
-    }
-    ir::ReduceOp op = e.name == "sum"    ? ir::ReduceOp::Sum
-                      : e.name == "prod" ? ir::ReduceOp::Prod
-                      : e.name == "max"  ? ir::ReduceOp::Max
-                                         : ir::ReduceOp::Min;
-    return ir::reduce(op, vars, body, e.loc);
+    ir::ReduceOp op = e.name == "sum" || e.name == "mean" ? ir::ReduceOp::Sum
+                      : e.name == "prod"                  ? ir::ReduceOp::Prod
+                      : e.name == "max"                   ? ir::ReduceOp::Max
+                                                          : ir::ReduceOp::Min;
+    return ir::accumulatingReduce(op, std::move(vars), body, e.name == "mean", e.loc);
   }
 };
 
@@ -392,7 +397,10 @@ ir::Expr convertForStore(ir::Expr value, ScalarType dtype, const std::string &te
                          typeName(dtype) + "(...)");
     return nullptr;
   }
-  if (isWeakLiteral(value)) return retype(value, dtype);
+  if (isWeakLiteral(value)) {
+    ir::Expr literal = retype(value, dtype);
+    return checkLiteralFits(literal, diags) ? literal : nullptr;
+  }
   return ir::cast(dtype, value, value->loc);
 }
 

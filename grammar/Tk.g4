@@ -78,7 +78,8 @@ primary
   | '(' expr ')'                                                     # parenExpr
   ;
 
-padValue: neg='-'? (INT | FLOAT | INF | name | '(' expr ')');
+// Any literal (docs/language.md §3.1); sema checks its type against the tensor's.
+padValue: neg='-'? (INT | FLOAT | TRUE | FALSE | INF | name | '(' expr ')');
 
 // Declaration keywords are reserved only where a declaration can start, so
 // they stay usable as parameter and variable names (`kernel: i64`).

@@ -1,5 +1,7 @@
 #include "ir/Expr.h"
 
+#include "ir/IntArith.h"
+
 namespace tk::ir {
 
 std::string_view binOpSymbol(BinOp op) {
@@ -163,54 +165,58 @@ bool isConstInt(const Expr &e, int64_t *value) {
   return true;
 }
 
-static int64_t floorDivInt(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
 Expr conjoin(Expr a, Expr b) {
   if (!a) return b;
   if (!b) return a;
   return binary(BinOp::And, std::move(a), std::move(b));
 }
 
+// Folds two integer constants when the result is exact (ir/IntArith.h);
+// null when either is not a constant or the fold would overflow or divide
+// by zero, so the node is built and the overflow left to the checks.
+static Expr foldConstants(BinOp op, const Expr &a, const Expr &b) {
+  int64_t x, y;
+  if (!isConstInt(a, &x) || !isConstInt(b, &y)) return nullptr;
+  FoldResult r = foldIntBinary(op, x, y);
+  return r.ok() ? intImm(r.value) : nullptr;
+}
+
 Expr add(Expr a, Expr b) {
   int64_t x, y;
-  if (isConstInt(a, &x) && isConstInt(b, &y)) return intImm(x + y);
+  if (Expr c = foldConstants(BinOp::Add, a, b)) return c;
   if (isConstInt(a, &x) && x == 0) return b;
   if (isConstInt(b, &y) && y == 0) return a;
   return binary(BinOp::Add, std::move(a), std::move(b));
 }
 Expr sub(Expr a, Expr b) {
-  int64_t x, y;
-  if (isConstInt(a, &x) && isConstInt(b, &y)) return intImm(x - y);
+  int64_t y;
+  if (Expr c = foldConstants(BinOp::Sub, a, b)) return c;
   if (isConstInt(b, &y) && y == 0) return a;
   return binary(BinOp::Sub, std::move(a), std::move(b));
 }
 Expr mul(Expr a, Expr b) {
   int64_t x, y;
-  if (isConstInt(a, &x) && isConstInt(b, &y)) return intImm(x * y);
+  if (Expr c = foldConstants(BinOp::Mul, a, b)) return c;
   if (isConstInt(a, &x) && x == 1) return b;
   if (isConstInt(b, &y) && y == 1) return a;
   if ((isConstInt(a, &x) && x == 0) || (isConstInt(b, &y) && y == 0)) return intImm(0);
   return binary(BinOp::Mul, std::move(a), std::move(b));
 }
 Expr floorDiv(Expr a, Expr b) {
-  int64_t x, y;
-  if (isConstInt(a, &x) && isConstInt(b, &y) && y != 0) return intImm(floorDivInt(x, y));
+  int64_t y;
+  if (Expr c = foldConstants(BinOp::Div, a, b)) return c;
   if (isConstInt(b, &y) && y == 1) return a;
   return binary(BinOp::Div, std::move(a), std::move(b));
 }
 Expr floorMod(Expr a, Expr b) {
-  int64_t x, y;
-  if (isConstInt(a, &x) && isConstInt(b, &y) && y != 0) return intImm(x - floorDivInt(x, y) * y);
+  int64_t y;
+  if (Expr c = foldConstants(BinOp::Mod, a, b)) return c;
   if (isConstInt(b, &y) && y == 1) return intImm(0);
   return binary(BinOp::Mod, std::move(a), std::move(b));
 }
 Expr ceilDiv(Expr a, Expr b) {
-  int64_t x, y;
-  if (isConstInt(a, &x) && isConstInt(b, &y) && y != 0) return intImm(-floorDivInt(-x, y));
+  int64_t y;
+  if (Expr c = foldConstants(BinOp::CDiv, a, b)) return c;
   if (isConstInt(b, &y) && y == 1) return a;
   return binary(BinOp::CDiv, std::move(a), std::move(b));
 }

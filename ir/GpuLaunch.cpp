@@ -1,12 +1,24 @@
 #include "ir/GpuLaunch.h"
 
 #include "ir/IRRewrite.h"
+#include "ir/IntArith.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace tk::ir {
 
 namespace {
+
+// Launch sizes come from constants and filled holes, which may be anything
+// up to 2^63 - 1: they saturate at INT64_MAX instead of wrapping (32 x 2^59
+// warps wrapped to 0 threads and passed the 1024 limit), so a size too
+// large to count still exceeds every limit FormKernelLaunches checks.
+constexpr int64_t kSaturated = std::numeric_limits<int64_t>::max();
+int64_t satMul(int64_t a, int64_t b) { return checkedMul(a, b).value_or(kSaturated); }
+int64_t satAdd(int64_t a, int64_t b) { return checkedAdd(a, b).value_or(kSaturated); }
+// v (>= 0) rounded up to a multiple of m, in units of m.
+int64_t unitsOf(int64_t v, int64_t m) { return v / m + (v % m != 0); }
 
 // Bytes of tensor `t` when its shape is constant; a symbolic extent counts
 // as 0 and clears `*constant` (FormKernelLaunches refuses such tensors).
@@ -15,7 +27,8 @@ int64_t constantBytes(const TensorDecl &t, bool *constant) {
   for (const Expr &d : t.shape) {
     bool known = isConstInt(d, &n);
     if (!known && constant) *constant = false;
-    bytes *= known ? std::max<int64_t>(n, 0) : 0;
+    if (!known || n <= 0) bytes = 0;
+    else if (bytes != 0) bytes = satMul(bytes, n); // a later 0 extent still makes it empty
   }
   return bytes;
 }
@@ -27,11 +40,11 @@ int64_t peakRegisterWords(const LStmtPtr &s) {
   if (!s) return 0;
   int64_t own = 0;
   if (s->kind == LStmt::Kind::Alloc && s->tensor->scope == Scope::Register)
-    own = (constantBytes(*s->tensor, nullptr) + 3) / 4;
+    own = unitsOf(constantBytes(*s->tensor, nullptr), 4);
   int64_t inner = 0;
   for (const LStmtPtr &c : s->stmts) inner = std::max(inner, peakRegisterWords(c));
   for (const LStmtPtr &c : {s->body, s->thenS, s->elseS}) inner = std::max(inner, peakRegisterWords(c));
-  return own + inner;
+  return satAdd(own, inner);
 }
 
 } // namespace
@@ -43,10 +56,11 @@ LaunchShape launchShape(const LStmtPtr &body) {
         (s.worker == WorkerKind::Threads || s.worker == WorkerKind::Warps)) {
       int64_t n = 0;
       if (!isConstInt(s.extent, &n)) shape.constant = false;
-      shape.threads = std::max(shape.threads, s.worker == WorkerKind::Warps ? 32 * n : n);
+      shape.threads = std::max(shape.threads, s.worker == WorkerKind::Warps ? satMul(32, n) : n);
     }
     if (s.kind == LStmt::Kind::Alloc && s.tensor->scope == Scope::Shared) // each 16-byte aligned
-      shape.sharedBytes += (constantBytes(*s.tensor, &shape.constant) + 15) / 16 * 16;
+      shape.sharedBytes =
+          satAdd(shape.sharedBytes, satMul(unitsOf(constantBytes(*s.tensor, &shape.constant), 16), 16));
   });
   shape.registerWords = peakRegisterWords(body);
   return shape;

@@ -16,6 +16,9 @@ namespace tk::ir {
 // dynamic (extern) array that the launcher sizes (docs/gpu.md).
 constexpr int64_t kStaticSharedLimit = 48 * 1024;
 
+// Every count saturates at INT64_MAX rather than wrapping (holes and
+// constants may be as large as 2^63 - 1), so a launch too large to count
+// still exceeds the limits it is checked against.
 struct LaunchShape {
   int64_t threads = 1;     // threads per block: the largest threads extent or 32 x warps extent (1 if none)
   int64_t sharedBytes = 0; // shared memory per block: every `shared` Alloc in the body, 16-byte aligned

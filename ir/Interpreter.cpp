@@ -86,7 +86,7 @@ Value Evaluator::eval(const ExprNode &e) {
     Value x = eval(*e.args[0]);
     if (e.unOp == UnOp::Not) return intVal(x.asInt() == 0);
     x = coerce(x, e.type);
-    if (x.isInt) return intVal(wrapInt(-x.i, e.type));
+    if (x.isInt) return intVal(wrapInt(wrapSub(0, x.i), e.type));
     return floatVal(-x.f, x.err);
   }
   case ExprKind::Binary: return evalBinary(e);
@@ -132,12 +132,12 @@ Value Evaluator::evalBinary(const ExprNode &e) {
   if (!isFloat(e.type)) {
     int64_t x = a.asInt(), y = b.asInt(), r = 0;
     switch (e.binOp) {
-    case BinOp::Add: r = x + y; break;
-    case BinOp::Sub: r = x - y; break;
-    case BinOp::Mul: r = x * y; break;
-    case BinOp::Div: r = floorDivInt(x, y); break;
-    case BinOp::Mod: r = x - floorDivInt(x, y) * y; break;
-    case BinOp::CDiv: r = -floorDivInt(-x, y); break;
+    case BinOp::Add: r = wrapAdd(x, y); break;
+    case BinOp::Sub: r = wrapSub(x, y); break;
+    case BinOp::Mul: r = wrapMul(x, y); break;
+    case BinOp::Div: r = floorDivInt(x, y, e.type); break;
+    case BinOp::Mod: r = floorModInt(x, y, e.type); break;
+    case BinOp::CDiv: r = ceilDivInt(x, y, e.type); break;
     case BinOp::Min: r = std::min(x, y); break;
     case BinOp::Max: r = std::max(x, y); break;
     default: throw InternalError("interpreter: integer pow");
@@ -151,10 +151,13 @@ Value Evaluator::evalBinary(const ExprNode &e) {
   case BinOp::Sub: r = x - y; err = ex + ey; break;
   case BinOp::Mul: r = x * y; err = std::fabs(x) * ey + std::fabs(y) * ex; break;
   case BinOp::Div: r = x / y; err = (ex + std::fabs(r) * ey) / std::fabs(y); break;
-  case BinOp::Mod: r = std::fmod(x, y); err = ex + ey * std::fabs(std::trunc(x / y)); break;
+  // Floor modulo, as the backends compute it (the frontend allows `%` on
+  // integers only).
+  case BinOp::Mod: r = x - std::floor(x / y) * y; err = ex + ey * std::fabs(std::floor(x / y)); break;
   case BinOp::CDiv: r = std::ceil(x / y); break;
-  case BinOp::Min: r = std::min(x, y); err = std::max(ex, ey); break;
-  case BinOp::Max: r = std::max(x, y); err = std::max(ex, ey); break;
+  // llvm.minnum / maxnum: a NaN operand loses.
+  case BinOp::Min: r = std::fmin(x, y); err = std::max(ex, ey); break;
+  case BinOp::Max: r = std::fmax(x, y); err = std::max(ex, ey); break;
   case BinOp::Pow:
     r = std::pow(x, y);
     err = x > 0 ? std::fabs(r) * (std::fabs(y / x) * ex + std::fabs(std::log(x)) * ey) : ex + ey;
@@ -167,7 +170,10 @@ Value Evaluator::evalBinary(const ExprNode &e) {
 
 Value Evaluator::evalCall(const ExprNode &e) {
   Value v = eval(*e.args[0]);
-  if (!isFloat(e.type)) return intVal(wrapInt(std::llabs(v.asInt()), e.type)); // abs of an integer
+  if (!isFloat(e.type)) { // abs of an integer: wraps (abs(-128) of an i8 is -128, like llvm.abs)
+    int64_t x = v.asInt();
+    return intVal(wrapInt(x < 0 ? wrapSub(0, x) : x, e.type));
+  }
   double x = v.asDouble(), ex = v.isInt ? 0 : v.err, r = 0, d = 0; // d = |f'(x)|
   switch (e.fn) {
   case MathFn::Exp: r = std::exp(x); d = r; break;
@@ -215,8 +221,8 @@ Value Evaluator::evalReduce(const ExprNode &e) {
     forEachPoint(e.rvars, extents, [&] {
       int64_t x = eval(body).asInt();
       switch (e.reduceOp) {
-      case ReduceOp::Sum: acc = wrapInt(acc + x, t); break;
-      case ReduceOp::Prod: acc = wrapInt(acc * x, t); break;
+      case ReduceOp::Sum: acc = wrapInt(wrapAdd(acc, x), t); break;
+      case ReduceOp::Prod: acc = wrapInt(wrapMul(acc, x), t); break;
       case ReduceOp::Max: acc = std::max(acc, x); break;
       case ReduceOp::Min: acc = std::min(acc, x); break;
       }
@@ -234,8 +240,8 @@ Value Evaluator::evalReduce(const ExprNode &e) {
     switch (e.reduceOp) {
     case ReduceOp::Sum: acc += x; errSum += ex; absSum += std::fabs(x); break;
     case ReduceOp::Prod: acc *= x; relSum += x != 0 ? ex / std::fabs(x) : 0; break;
-    case ReduceOp::Max: acc = std::max(acc, x); errMax = std::max(errMax, ex); break;
-    case ReduceOp::Min: acc = std::min(acc, x); errMax = std::max(errMax, ex); break;
+    case ReduceOp::Max: acc = std::fmax(acc, x); errMax = std::max(errMax, ex); break;
+    case ReduceOp::Min: acc = std::fmin(acc, x); errMax = std::max(errMax, ex); break;
     }
   });
   double u = unitRoundoff(t);
@@ -275,7 +281,7 @@ InterpResult bindAndCheck(const Op &op, const InterpArgs &args, Evaluator &ev) {
     auto it = args.scalars.find(p.name);
     if (it == args.scalars.end()) throw std::invalid_argument("interpreter: no value for " + p.name);
     ev.env.push_back({&p.name, isFloat(p.type) ? floatVal(roundToType(it->second, p.type), 0)
-                                               : intVal(wrapInt(truncToInt(it->second), p.type))});
+                                               : intVal(floatToInt(it->second, p.type))});
   }
   if (res.status != 0) return res;
   try {

@@ -2,11 +2,17 @@
 // independently of any schedule, so that compiled kernels can be checked
 // against it (tests/e2e) and so that unit tests can state semantics directly.
 //
-// Semantics implemented here (docs/language-draft.md):
-//  - arithmetic in double precision (integers in int64); integer / and % are
-//    floor division / modulo, float % is fmod;
-//  - casts and stores round to the target dtype: integer casts truncate toward
-//    zero and wrap to the width, f16 / bf16 / f32 round to nearest even;
+// Semantics implemented here (docs/language.md, docs/abi.md "Types"):
+//  - arithmetic in double precision; integers exactly, wrapping at their
+//    width like the compiled code; integer / and % are floor division /
+//    modulo and cdiv ceiling division; division by zero and a type's
+//    minimum divided by -1 (undefined in the compiled code) throw
+//    std::domain_error; float min / max let a NaN operand lose (minnum);
+//  - casts and stores convert to the target dtype as docs/abi.md says:
+//    integer -> narrower integer wraps; float -> integer truncates toward
+//    zero and saturates at the type's range, NaN gives 0; anything -> bool
+//    is `!= 0` (NaN is true); -> f32 / f64 rounds to nearest even once;
+//    -> f16 / bf16 rounds to f32 first, then to nearest even;
 //  - reductions start from their identity (sum 0, prod 1, max -inf, min +inf;
 //    the integer limits for integer reductions), so an empty domain gives it;
 //  - a load outside its tensor yields its `else` value; one with a false
@@ -64,7 +70,9 @@ InterpResult computeShapes(const Op &op, const InterpArgs &args);
 // frontend rules out) throws tk::InternalError.
 InterpResult interpret(const Op &op, const InterpArgs &args);
 
-// Rounds `v` to the precision and range of `t` the way a store or cast does.
+// Rounds `v` once to the precision and range of `t`, as a literal or an
+// input element is: floats to nearest even (overflow gives inf), integers
+// as a float -> integer cast (truncated, saturated, NaN 0), bool `v != 0`.
 double roundToType(double v, ScalarType t);
 
 // The unit roundoff of a floating-point type (0 for integer types).

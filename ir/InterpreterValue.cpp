@@ -2,6 +2,7 @@
 
 #include "ir/Interpreter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -33,7 +34,8 @@ int64_t wrapInt(int64_t v, ScalarType t) {
 }
 
 // Float -> integer conversion truncates toward zero; values beyond int64
-// saturate (C leaves them undefined, so any choice is a valid reference).
+// saturate (2^63 itself is out of range: the largest double below it is
+// 2^63 - 1024).
 int64_t truncToInt(double f) {
   if (std::isnan(f)) return 0;
   if (f >= 9.2233720368547758e18) return std::numeric_limits<int64_t>::max();
@@ -41,13 +43,51 @@ int64_t truncToInt(double f) {
   return static_cast<int64_t>(f);
 }
 
-int64_t floorDivInt(int64_t a, int64_t b) {
+static std::pair<int64_t, int64_t> intRange(ScalarType t) {
+  switch (t) {
+  case ScalarType::I8: return {INT8_MIN, INT8_MAX};
+  case ScalarType::I32: return {INT32_MIN, INT32_MAX};
+  case ScalarType::Bool: return {0, 1};
+  default: return {INT64_MIN, INT64_MAX};
+  }
+}
+
+int64_t floatToInt(double f, ScalarType t) {
+  if (t == ScalarType::Bool) return f != 0; // NaN != 0
+  auto [lo, hi] = intRange(t);
+  return std::clamp(truncToInt(f), lo, hi);
+}
+
+// Unsigned arithmetic is modular; converting back is two's complement (C++20).
+int64_t wrapAdd(int64_t a, int64_t b) { return static_cast<int64_t>(uint64_t(a) + uint64_t(b)); }
+int64_t wrapSub(int64_t a, int64_t b) { return static_cast<int64_t>(uint64_t(a) - uint64_t(b)); }
+int64_t wrapMul(int64_t a, int64_t b) { return static_cast<int64_t>(uint64_t(a) * uint64_t(b)); }
+
+// Division by zero and min / -1 are undefined in the compiled code (sdiv).
+static void checkDivision(int64_t a, int64_t b, ScalarType t) {
   if (b == 0) throw std::domain_error("integer division by zero");
+  if (b == -1 && (a == intRange(t).first || a == INT64_MIN)) throw std::domain_error("integer division overflows");
+}
+
+int64_t floorDivInt(int64_t a, int64_t b, ScalarType t) {
+  checkDivision(a, b, t);
   int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
 }
 
+int64_t ceilDivInt(int64_t a, int64_t b, ScalarType t) {
+  checkDivision(a, b, t);
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) == (b < 0))) ++q;
+  return q;
+}
+
+int64_t floorModInt(int64_t a, int64_t b, ScalarType t) {
+  checkDivision(a, b, t);
+  int64_t r = a % b;
+  return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
+}
 
 Value intVal(int64_t i) { return Value{i, 0, 0, true}; }
 Value floatVal(double f, double err) {
@@ -59,14 +99,23 @@ Value floatVal(double f, double err) {
 // mixed-type arithmetic; rounding happens at casts and stores).
 Value coerce(const Value &v, ScalarType t) {
   if (isFloat(t)) return v.isInt ? floatVal(static_cast<double>(v.i), 0) : v;
-  return intVal(wrapInt(v.asInt(), t));
+  return intVal(v.isInt ? wrapInt(v.i, t) : floatToInt(v.f, t));
 }
 
-// Rounds to `t` as a cast or store does, adding the rounding to the bound
-// when the value was computed in another type.
+// An exact integer to a float type, rounded once (sitofp) to f64 or f32;
+// f16/bf16 through f32, as the backends convert.
+static double intToFloat(int64_t i, ScalarType to) {
+  if (to == ScalarType::F64) return static_cast<double>(i);
+  double f32 = static_cast<double>(static_cast<float>(i));
+  return to == ScalarType::F32 ? f32 : roundToType(f32, to);
+}
+
 Value convert(const Value &v, ScalarType from, ScalarType to) {
-  if (!isFloat(to)) return intVal(wrapInt(v.asInt(), to));
-  double r = roundToType(v.asDouble(), to);
+  if (!isFloat(to)) return coerce(v, to);
+  double r = 0;
+  if (v.isInt) r = intToFloat(v.i, to);
+  else if (to == ScalarType::F16 || to == ScalarType::BF16) r = roundToType(static_cast<float>(v.f), to);
+  else r = roundToType(v.f, to);
   double err = v.isInt ? 0 : v.err;
   if (from != to) err += unitRoundoff(to) * std::fabs(r);
   return floatVal(r, err);
@@ -92,7 +141,7 @@ double roundToType(double v, ScalarType t) {
   case ScalarType::F32: return static_cast<double>(static_cast<float>(v));
   case ScalarType::F16: return roundToFormat(v, 11, -14, 65504.0);
   case ScalarType::BF16: return roundToFormat(v, 8, -126, 3.3895313892515355e38);
-  default: return static_cast<double>(wrapInt(truncToInt(v), t));
+  default: return static_cast<double>(floatToInt(v, t));
   }
 }
 

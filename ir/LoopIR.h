@@ -45,6 +45,10 @@ struct LStmt {
   LStmtPtr thenS, elseS; // If
   int errorCode = 0;     // Check: returned from the function when !cond
   std::string message;   // Check: what failed (for docs and printing)
+  // A Check whose `tensor` is set is a write check of `tkc --check-mappings`
+  // (scheduler/InstrumentMappingChecks.h): `tensor` holds the record of
+  // who wrote output `var`, and the runtime's report decides (`cond` is
+  // unused).
 
   GpuIntrinsic intrinsic = GpuIntrinsic::Mma; // Intrinsic (as in mapping IR)
   std::vector<Expr> operands;                 // Intrinsic

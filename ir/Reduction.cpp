@@ -5,6 +5,33 @@
 
 namespace tk::ir {
 
+ScalarType accumulatorType(ReduceOp op, ScalarType t) {
+  if (t == ScalarType::Bool) return ScalarType::I32;
+  if (op == ReduceOp::Max || op == ReduceOp::Min) return t;
+  switch (t) {
+  case ScalarType::F16:
+  case ScalarType::BF16: return ScalarType::F32;
+  case ScalarType::I8: return ScalarType::I32;
+  default: return t;
+  }
+}
+
+Expr accumulatingReduce(ReduceOp op, std::vector<IndexVar> vars, Expr body, bool mean, SourceLoc loc) {
+  ScalarType result = body->type == ScalarType::Bool ? ScalarType::I32 : body->type;
+  ScalarType acc = accumulatorType(op, body->type);
+  if (body->type != acc) body = cast(acc, body, body->loc);
+  Expr count = intImm(1);
+  for (const IndexVar &v : vars) count = mul(count, v.extent);
+  Expr r = reduce(op, std::move(vars), body, loc);
+  if (mean && isFloat(acc)) {
+    r = binary(BinOp::Div, r, cast(acc, count, loc), loc);
+  } else if (mean) {
+    if (acc != ScalarType::I64) r = cast(ScalarType::I64, r, loc);
+    r = binary(BinOp::Div, r, binary(BinOp::Max, count, intImm(1), loc), loc);
+  }
+  return r->type == result ? r : cast(result, r, loc);
+}
+
 Expr reductionIdentity(ReduceOp op, ScalarType t) {
   double inf = std::numeric_limits<double>::infinity();
   if (isFloat(t)) {

@@ -1,61 +1,78 @@
 #include "ir/Simplify.h"
 
 #include "ir/IRRewrite.h"
+#include "ir/IntArith.h"
 
 #include <algorithm>
 #include <cmath>
 
 namespace tk::ir {
 
-static int64_t floorDivI(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-static int64_t floorModI(int64_t a, int64_t b) { return a - floorDivI(a, b) * b; }
+// Floor division and modulo by a positive constant, which cannot overflow
+// (ir/IntArith.h).
+static int64_t floorDivI(int64_t a, int64_t b) { return foldIntBinary(BinOp::Div, a, b).value; }
+static int64_t floorModI(int64_t a, int64_t b) { return foldIntBinary(BinOp::Mod, a, b).value; }
 
 static bool isIntExpr(const Expr &e) { return e && isInteger(e->type); }
 
+// Every rewrite keeps the type of the node it replaces: an operand of a
+// narrower type (an i8 cast in an i64 difference, a bool in an i32 sum) is
+// widened by a cast instead of taking the node's place, which would compute
+// in its own width (`0 - i8(x)` is `-i64(i8(x))`, not `-i8(x)`, which wraps
+// at -128).
+static Expr asType(const Expr &e, ScalarType t) { return e->type == t ? e : cast(t, e); }
+
+// i8, i32 and bool arithmetic wraps at a width where the exact reasoning of
+// bounds and floor division does not hold; i64 index arithmetic is taken
+// not to overflow.
+static bool isNarrowInt(ScalarType t) { return isInteger(t) && t != ScalarType::I64; }
+
 // ---- linear forms ----
 
-static void addTerm(LinearForm &f, const Expr &atom, int64_t coef) {
+// Coefficients and the constant are accumulated with overflow checks: a
+// form that does not fit in int64 is not built (false), and the caller
+// keeps the expression as one atom, folding nothing.
+static bool addTerm(LinearForm &f, const Expr &atom, int64_t coef) {
   for (auto &[a, c] : f.terms)
     if (sameExpr(a, atom)) {
-      c += coef;
-      return;
+      std::optional<int64_t> sum = checkedAdd(c, coef);
+      if (sum) c = *sum;
+      return sum.has_value();
     }
   f.terms.push_back({atom, coef});
+  return true;
 }
 
-static void linearizeInto(const Expr &e, int64_t scale, LinearForm &f) {
+// Sums, differences, negations and constant multiples are expanded only in
+// the form's own type `t`: a narrower subexpression (an i8 sum inside an i64
+// one) wraps at its own width, so it stays one atom.
+static bool linearizeInto(const Expr &e, int64_t scale, LinearForm &f, ScalarType t) {
   int64_t v;
   if (isConstInt(e, &v)) {
-    f.constant += scale * v;
-    return;
+    std::optional<int64_t> term = checkedMul(scale, v);
+    std::optional<int64_t> sum = term ? checkedAdd(f.constant, *term) : std::nullopt;
+    if (sum) f.constant = *sum;
+    return sum.has_value();
   }
-  if (e->kind == ExprKind::Unary && e->unOp == UnOp::Neg && isIntExpr(e)) {
-    linearizeInto(e->args[0], -scale, f);
-    return;
-  }
+  if (e->type != t) return addTerm(f, e, scale);
+  std::optional<int64_t> negScale = checkedMul(scale, -1);
+  if (e->kind == ExprKind::Unary && e->unOp == UnOp::Neg && isIntExpr(e))
+    return negScale && linearizeInto(e->args[0], *negScale, f, t);
   if (e->kind == ExprKind::Binary && isIntExpr(e)) {
     const Expr &a = e->args[0], &b = e->args[1];
     switch (e->binOp) {
-    case BinOp::Add:
-      linearizeInto(a, scale, f);
-      linearizeInto(b, scale, f);
-      return;
-    case BinOp::Sub:
-      linearizeInto(a, scale, f);
-      linearizeInto(b, -scale, f);
-      return;
-    case BinOp::Mul:
-      if (isConstInt(b, &v)) return linearizeInto(a, scale * v, f);
-      if (isConstInt(a, &v)) return linearizeInto(b, scale * v, f);
-      break;
+    case BinOp::Add: return linearizeInto(a, scale, f, t) && linearizeInto(b, scale, f, t);
+    case BinOp::Sub: return negScale && linearizeInto(a, scale, f, t) && linearizeInto(b, *negScale, f, t);
+    case BinOp::Mul: {
+      const Expr *other = isConstInt(b, &v) ? &a : isConstInt(a, &v) ? &b : nullptr;
+      if (!other) break;
+      std::optional<int64_t> s = checkedMul(scale, v);
+      return s && linearizeInto(*other, *s, f, t);
+    }
     default: break;
     }
   }
-  addTerm(f, e, scale);
+  return addTerm(f, e, scale);
 }
 
 static bool atomLess(const Expr &a, const Expr &b) {
@@ -67,7 +84,7 @@ static bool atomLess(const Expr &a, const Expr &b) {
 
 LinearForm linearize(const Expr &e) {
   LinearForm f;
-  linearizeInto(e, 1, f);
+  if (!linearizeInto(e, 1, f, e->type)) return LinearForm{{{e, 1}}, 0};
   std::erase_if(f.terms, [](const auto &t) { return t.second == 0; });
   std::stable_sort(f.terms.begin(), f.terms.end(),
                    [](const auto &x, const auto &y) { return atomLess(x.first, y.first); });
@@ -86,19 +103,23 @@ std::optional<VarTerm> splitOnVar(const Expr &e, const std::string &var) {
   return t;
 }
 
+// Atoms of another type are cast to `type`, so the sum is computed in it.
 Expr fromLinear(const LinearForm &f, ScalarType type) {
   Expr out;
-  for (const auto &[atom, coef] : f.terms) {
-    int64_t mag = out && coef < 0 ? -coef : coef;
+  for (const auto &[term0, coef] : f.terms) {
+    Expr atom = asType(term0, type);
+    // INT64_MIN has no magnitude: it is added as it is.
+    bool subtract = out && coef < 0 && coef != INT64_MIN;
+    int64_t mag = subtract ? -coef : coef;
     Expr term = mag == 1 ? atom
                 : mag == -1 ? unary(UnOp::Neg, atom)
                             : binary(BinOp::Mul, atom, intImm(mag, type));
     if (!out) out = term;
-    else out = binary(coef < 0 ? BinOp::Sub : BinOp::Add, out, term);
+    else out = binary(subtract ? BinOp::Sub : BinOp::Add, out, term);
   }
   if (!out) return intImm(f.constant, type);
-  if (f.constant > 0) out = binary(BinOp::Add, out, intImm(f.constant, type));
-  if (f.constant < 0) out = binary(BinOp::Sub, out, intImm(-f.constant, type));
+  if (f.constant > 0 || f.constant == INT64_MIN) out = binary(BinOp::Add, out, intImm(f.constant, type));
+  else if (f.constant < 0) out = binary(BinOp::Sub, out, intImm(-f.constant, type));
   return out;
 }
 
@@ -108,7 +129,17 @@ using Range = std::pair<int64_t, int64_t>;
 
 static std::optional<Range> linearBounds(const LinearForm &f, const VarBounds *bounds);
 
+static std::optional<Range> exactBounds(const Expr &e, const VarBounds *bounds);
+
+// Bounds of the exact value; unknown when that leaves e's type, where the
+// computed value wraps (an i8 `x + 100` for x in [0, 100]).
 std::optional<Range> constBounds(const Expr &e, const VarBounds *bounds) {
+  std::optional<Range> r = exactBounds(e, bounds);
+  if (r && (!fitsIntType(r->first, e->type) || !fitsIntType(r->second, e->type))) return std::nullopt;
+  return r;
+}
+
+static std::optional<Range> exactBounds(const Expr &e, const VarBounds *bounds) {
   if (!e || !isIntExpr(e)) return std::nullopt;
   int64_t v;
   if (isConstInt(e, &v)) return Range{v, v};
@@ -127,8 +158,10 @@ std::optional<Range> constBounds(const Expr &e, const VarBounds *bounds) {
   case BinOp::Mul: {
     auto x = constBounds(a, bounds), y = constBounds(b, bounds);
     if (!x || !y) return std::nullopt;
-    int64_t c[4] = {x->first * y->first, x->first * y->second, x->second * y->first, x->second * y->second};
-    return Range{*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
+    std::optional<int64_t> c[4] = {checkedMul(x->first, y->first), checkedMul(x->first, y->second),
+                                   checkedMul(x->second, y->first), checkedMul(x->second, y->second)};
+    if (!c[0] || !c[1] || !c[2] || !c[3]) return std::nullopt; // a bound beyond int64: unknown
+    return Range{std::min({*c[0], *c[1], *c[2], *c[3]}), std::max({*c[0], *c[1], *c[2], *c[3]})};
   }
   case BinOp::Div:
     if (isConstInt(b, &v) && v > 0) {
@@ -162,10 +195,13 @@ static std::optional<Range> linearBounds(const LinearForm &f, const VarBounds *b
       return std::nullopt; // cannot happen for linearized atoms; avoids recursion loops
     auto x = constBounds(atom, bounds);
     if (!x) return std::nullopt;
-    int64_t lo = coef * x->first, hi = coef * x->second;
-    if (lo > hi) std::swap(lo, hi);
-    r.first += lo;
-    r.second += hi;
+    std::optional<int64_t> lo = checkedMul(coef, x->first), hi = checkedMul(coef, x->second);
+    if (!lo || !hi) return std::nullopt;
+    if (*lo > *hi) std::swap(lo, hi);
+    lo = checkedAdd(r.first, *lo);
+    hi = checkedAdd(r.second, *hi);
+    if (!lo || !hi) return std::nullopt;
+    r = {*lo, *hi};
   }
   return r;
 }
@@ -176,7 +212,14 @@ namespace {
 struct Rules {
   const VarBounds *bounds;
 
-  Expr canonical(const Expr &e) { return fromLinear(linearize(e), e->type); }
+  // The canonical sum; `e` itself when a coefficient or the constant does
+  // not fit e's type (an i32 sum is not folded into a constant beyond i32).
+  Expr canonical(const Expr &e) {
+    LinearForm f = linearize(e);
+    bool fits = fitsIntType(f.constant, e->type);
+    for (const auto &[atom, coef] : f.terms) fits = fits && fitsIntType(coef, e->type);
+    return fits ? fromLinear(f, e->type) : e;
+  }
 
   // floor(lin / c) and lin mod c for a positive constant c.
   Expr divMod(const Expr &e, bool isDiv, int64_t c) {
@@ -192,7 +235,8 @@ struct Rules {
     auto rb = constBounds(rest, bounds);
     if (isDiv) {
       Expr tail;
-      if (rb && floorDivI(rb->first, c) == floorDivI(rb->second, c)) q.constant += floorDivI(rb->first, c);
+      std::optional<int64_t> shifted = rb ? checkedAdd(q.constant, floorDivI(rb->first, c)) : std::nullopt;
+      if (shifted && floorDivI(rb->first, c) == floorDivI(rb->second, c)) q.constant = *shifted;
       else tail = nestedDiv(rest, c, e->type);
       Expr head = fromLinear(q, e->type);
       return tail ? canonical(binary(BinOp::Add, head, tail)) : head;
@@ -210,8 +254,10 @@ struct Rules {
   // (x / a) / c -> x / (a*c) for positive constants.
   Expr nestedDiv(const Expr &x, int64_t c, ScalarType t) {
     int64_t a;
-    if (x->kind == ExprKind::Binary && x->binOp == BinOp::Div && isConstInt(x->args[1], &a) && a > 0)
-      return binary(BinOp::Div, x->args[0], intImm(a * c, t));
+    std::optional<int64_t> ac;
+    if (x->kind == ExprKind::Binary && x->binOp == BinOp::Div && isConstInt(x->args[1], &a) && a > 0 &&
+        (ac = checkedMul(a, c)))
+      return binary(BinOp::Div, x->args[0], intImm(*ac, t));
     return binary(BinOp::Div, x, intImm(c, t));
   }
 
@@ -231,6 +277,13 @@ struct Rules {
     default: break;
     }
     return e;
+  }
+
+  // x op y when exact in e's type; e unchanged on overflow or a division
+  // by zero (left to run time, where it is undefined).
+  Expr folded(const Expr &e, int64_t x, int64_t y) {
+    FoldResult r = foldIntBinary(e->binOp, x, y, e->type);
+    return r.ok() ? intImm(r.value, e->type) : e;
   }
 
   Expr binaryRule(const Expr &e) {
@@ -259,14 +312,14 @@ struct Rules {
         if (ab && ab->first >= 0 && ab->second < y) return intImm(0, e->type);
         return y == 1 ? a : divMod(e, true, y);
       }
-      if (ca && cb && y != 0) return intImm(floorDivI(x, y), e->type);
+      if (ca && cb) return folded(e, x, y);
       return e;
     case BinOp::Mod:
       if (cb && y > 0) return y == 1 ? intImm(0, e->type) : divMod(e, false, y);
-      if (ca && cb && y != 0) return intImm(floorModI(x, y), e->type);
+      if (ca && cb) return folded(e, x, y);
       return e;
     case BinOp::CDiv:
-      if (ca && cb && y != 0) return intImm(-floorDivI(-x, y), e->type);
+      if (ca && cb) return folded(e, x, y);
       if (cb && y == 1) return a;
       return e;
     case BinOp::Min:
@@ -298,7 +351,7 @@ struct Rules {
       return e;
     case ExprKind::Cast: {
       int64_t v;
-      if (isConstInt(e->args[0], &v) && isInteger(e->type)) return intImm(v, e->type);
+      if (isConstInt(e->args[0], &v) && isInteger(e->type)) return intImm(wrapToIntType(v, e->type), e->type);
       return e;
     }
     default: return e;

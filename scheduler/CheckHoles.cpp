@@ -2,6 +2,7 @@
 
 #include "ir/IRRewrite.h"
 #include "ir/Simplify.h"
+#include "ir/TensorSize.h"
 
 #include <algorithm>
 #include <map>
@@ -68,7 +69,15 @@ KernelPtr checkHoles(const Kernel &k, DiagEngine &diags) {
     auto t = std::make_shared<TensorDecl>(*s.tensor);
     for (Expr &d : t->shape) d = fill(d);
     filled[s.tensor.get()] = t;
+    // The frontend measured this tensor with its holes unknown; filled, its
+    // constant size may exceed the limit, or wrap int64 (docs/language.md §7).
+    if (constantSize(*t).tooLarge)
+      diags.error(t->loc.valid() ? t->loc : s.loc,
+                  std::string(scopeName(t->scope)) + " tensor '" + t->name + "' (" + printTensorType(*t) +
+                      ") is too large for the chosen tile sizes (" + holeValues(values) +
+                      "): it takes more than 2^47 bytes (128 TiB), the most any tensor may take");
   });
+  if (diags.errorCount() > errorsBefore) return nullptr;
   auto tensorFn = [&](const TensorPtr &t) {
     auto it = filled.find(t.get());
     return it == filled.end() ? t : it->second;

@@ -15,19 +15,38 @@ struct Walker {
   const Kernel &k;
   DiagEngine &diags;
   LaunchConfig launch;
-  std::vector<StoreAccess> accesses;
+  WriteAnalysis writes;
+  std::vector<WriteFinding> findings;
 
   struct Context {
     std::vector<IterDim> iters;
-    std::vector<std::pair<std::string, Expr>> subst; // innermost binding first
+    std::vector<std::pair<std::string, Expr>> subst; // innermost binding first; values over `@N` and symbols
     std::vector<const MStmt *> workers;
-    bool underIf = false;
+    std::vector<Guard> guards;
   };
 
   static Expr iterVar(size_t i) { return var("@" + std::to_string(i), VarKind::Loop); }
 
+  static Expr over(const Context &c, const Expr &e) { return simplify(substitute(e, c.subst)); }
+
   static void bind(Context &c, const std::string &name, Expr value) {
     c.subst.insert(c.subst.begin(), {name, std::move(value)});
+  }
+
+  // Constant extents must be at least 1; a symbolic one must not be
+  // negative for any call the context allows (negative extents make the
+  // lowered loops run nothing, and two of them a wrong worker count). Not
+  // for the scheduler's own kernels: an op's reduction over `r < k` is
+  // empty for k < 0, and its schedule's repeat(k) says just that.
+  void extent(const MappingAtom &a, const Expr &e, const Expr &written, const Context &c) {
+    if (k.synthesized) return;
+    SourceLoc loc = written->loc.line > 0 ? written->loc : a.loc;
+    int64_t v;
+    if (isConstInt(e, &v)) {
+      if (v < 1) diags.error(loc, "task-mapping extent must be at least 1, not " + std::to_string(v));
+      return;
+    }
+    writes.checkExtent(c.iters, c.guards, e, printExpr(written), loc, findings);
   }
 
   void mapFor(const MStmt &s, Context c) {
@@ -41,40 +60,43 @@ struct Walker {
                        lineCol(s.loc);
     // v_d = sum over factors a of t_{a,d} * prod_{b > a} dims_b[d]
     std::vector<Expr> value(s.vars.size(), intImm(0));
+    size_t first = c.iters.size();
+    std::vector<size_t> dimOf;
+    Context outer = c;
     for (const MappingAtom &a : s.mapping.atoms) {
       bool parallel = s.worker && a.kind == MappingAtom::Kind::Spatial;
       for (size_t d = 0; d < s.vars.size() && d < a.dims.size(); ++d) {
+        Expr e = over(outer, a.dims[d]);
+        extent(a, e, a.dims[d], outer);
         size_t id = c.iters.size();
-        c.iters.push_back({simplify(a.dims[d]), parallel, s.vars[d], site});
-        value[d] = add(mul(value[d], a.dims[d]), iterVar(id));
+        c.iters.push_back({e, printExpr(a.dims[d]), parallel, &s, s.vars[d], nullptr, site});
+        dimOf.push_back(d);
+        value[d] = add(mul(value[d], e), iterVar(id));
       }
     }
-    for (size_t d = 0; d < s.vars.size(); ++d) bind(c, s.vars[d], simplify(value[d]));
+    for (size_t d = 0; d < s.vars.size(); ++d) value[d] = simplify(value[d]);
+    for (size_t i = first; i < c.iters.size(); ++i) c.iters[i].userValue = value[dimOf[i - first]];
+    for (size_t d = 0; d < s.vars.size(); ++d) bind(c, s.vars[d], value[d]);
+    walk(s.body, c);
+  }
+
+  void seqFor(const MStmt &s, Context c) {
+    Expr begin = over(c, s.begin), end = over(c, s.end);
+    size_t id = c.iters.size();
+    Expr value = simplify(add(begin, iterVar(id)));
+    c.iters.push_back({simplify(sub(end, begin)), printExpr(s.end) + " - " + printExpr(s.begin), false, &s, s.var,
+                       value,
+                       "for " + s.var + " in " + printExpr(s.begin) + ".." + printExpr(s.end) + ", at " +
+                           lineCol(s.loc)});
+    bind(c, s.var, value);
     walk(s.body, c);
   }
 
   void store(const MStmt &s, const Context &c) {
     if (s.tensor->role != TensorRole::Output) return;
-    StoreAccess a;
-    a.store = &s;
-    a.iters = c.iters;
-    a.analyzable = !c.underIf;
-    for (const Expr &idx : s.indices) {
-      LinearForm f = linearize(simplify(substitute(idx, c.subst)));
-      AffineIndex ix;
-      ix.offset = f.constant;
-      for (const auto &[atom, coef] : f.terms) {
-        bool loopDependent = false;
-        visitExpr(atom, [&](const Expr &n) { loopDependent |= n->kind == ExprKind::Var && n->name[0] == '@'; });
-        if (!loopDependent) ix.symbolicOffset = true;
-        else if (atom->kind == ExprKind::Var) ix.terms.push_back({std::stoul(atom->name.substr(1)), coef});
-        else a.analyzable = false;
-      }
-      a.index.push_back(std::move(ix));
-    }
-    std::string reason;
-    if (!storeIsConflictFree(a, s.accum == AccumOp::None, &reason)) diags.error(s.loc, reason);
-    accesses.push_back(std::move(a));
+    StoreAccess a{&s, c.iters, {}, c.guards};
+    for (const Expr &idx : s.indices) a.index.push_back(over(c, idx));
+    writes.add(std::move(a));
   }
 
   void walk(const MStmtPtr &s, const Context &c) {
@@ -84,20 +106,14 @@ struct Walker {
       for (const MStmtPtr &child : s->stmts) walk(child, c);
       return;
     case MStmt::Kind::MapFor: return mapFor(*s, c);
-    case MStmt::Kind::SeqFor: {
-      Context inner = c;
-      size_t id = inner.iters.size();
-      inner.iters.push_back({simplify(sub(s->end, s->begin)), false, s->var,
-                             "for " + s->var + " in " + printExpr(s->begin) + ".." + printExpr(s->end) + ", at " +
-                                 lineCol(s->loc)});
-      bind(inner, s->var, add(s->begin, iterVar(id)));
-      return walk(s->body, inner);
-    }
+    case MStmt::Kind::SeqFor: return seqFor(*s, c);
     case MStmt::Kind::Store: return store(*s, c);
     case MStmt::Kind::If: {
       Context inner = c;
-      inner.underIf = true;
+      Expr cond = over(c, s->cond);
+      inner.guards.push_back({cond, printExpr(s->cond), s.get(), false, c.iters.size()});
       walk(s->thenS, inner);
+      inner.guards.back() = {unary(UnOp::Not, cond), "!(" + printExpr(s->cond) + ")", s.get(), true, c.iters.size()};
       walk(s->elseS, inner);
       return;
     }
@@ -111,25 +127,16 @@ struct Walker {
     }
   }
 
-  void coverage() {
-    for (const TensorPtr &out : k.op->outputs) {
-      const StoreAccess *partial = nullptr;
-      std::string partialReason;
-      bool written = false, covered = false;
-      for (const StoreAccess &a : accesses) {
-        if (a.store->tensor != out) continue;
-        written = true;
-        std::string reason;
-        Coverage cov = storeCoverage(a, k.requires_, &reason);
-        if (cov != Coverage::Partial) covered = true;
-        else if (!partial) {
-          partial = &a;
-          partialReason = reason;
-        }
-      }
-      if (!written) diags.error(k.loc, "kernel " + k.name + " never writes output " + out->name);
-      else if (!covered) diags.error(partial->store->loc, partialReason);
+  // Reports the findings so far; false when one was an error.
+  bool flush() {
+    bool ok = true;
+    for (WriteFinding &f : findings) {
+      ok &= f.severity != Severity::Error;
+      if (f.severity == Severity::Error) diags.error(f.loc, std::move(f.message));
+      else diags.warning(f.loc, std::move(f.message));
     }
+    findings.clear();
+    return ok;
   }
 };
 
@@ -137,12 +144,15 @@ struct Walker {
 
 bool checkTaskMappings(const Kernel &k, DiagEngine &diags) {
   size_t before = diags.errorCount();
-  Walker w{k, diags, {}, {}};
+  Walker w{k, diags, {}, WriteAnalysis(k, k.synthesized), {}};
   w.walk(k.body, {});
   std::string reason;
   if (!launchConfigConsistent(w.launch, &reason)) diags.error(w.launch.threadsLoc, reason);
-  if (diags.errorCount() == before) w.coverage();
-  return diags.errorCount() == before;
+  if (!w.flush() || diags.errorCount() != before) return false;
+  w.writes.checkConflicts(w.findings);
+  if (!w.flush()) return false;
+  w.writes.checkCoverage(w.findings);
+  return w.flush();
 }
 
 } // namespace tk

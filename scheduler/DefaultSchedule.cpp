@@ -1,6 +1,7 @@
 #include "scheduler/DefaultSchedule.h"
 
 #include "ir/IRRewrite.h"
+#include "ir/IntArith.h"
 #include "ir/Reduction.h"
 #include "ir/Simplify.h"
 
@@ -63,8 +64,9 @@ size_t spatialDims(const std::vector<IndexVar> &vars, TargetFamily family) {
   int64_t tasks = 1, e;
   while (s + 1 < vars.size()) {
     if (isConstInt(simplify(vars[s - 1].extent), &e)) {
-      tasks *= e;
-      if (tasks >= kMinParallelTasks) break;
+      std::optional<int64_t> t = checkedMul(tasks, e); // overflowing: plenty of tasks
+      if (!t || *t >= kMinParallelTasks) break;
+      tasks = *t;
     } else if (s >= 2) {
       break;
     }

@@ -2,6 +2,9 @@
 
 #include "ir/GpuLaunch.h"
 #include "ir/IRRewrite.h"
+#include "ir/IntArith.h"
+
+#include <limits>
 
 namespace tk {
 using namespace ir;
@@ -13,6 +16,11 @@ constexpr int64_t kMaxBlockThreads = 1024;
 
 bool isBlocksLoop(const LStmt &s) {
   return s.kind == LStmt::Kind::For && s.forKind == ForKind::Parallel && s.worker == WorkerKind::Blocks;
+}
+
+// A LaunchShape count as text: INT64_MAX is a count that saturated.
+std::string count(int64_t v) {
+  return v == std::numeric_limits<int64_t>::max() ? "at least 2^63 - 1" : std::to_string(v);
 }
 
 bool constantShape(const TensorDecl &t) {
@@ -42,22 +50,23 @@ struct Former {
     });
     LaunchShape shape = launchShape(body);
     if (shape.threads > kMaxBlockThreads)
-      diags.error(launch.loc, "this launch needs " + std::to_string(shape.threads) +
+      diags.error(launch.loc, "this launch needs " + count(shape.threads) +
                                   " threads per block; cuda allows at most " + std::to_string(kMaxBlockThreads));
     if (shape.sharedBytes > limits.sharedBytes)
-      diags.error(launch.loc, "this launch declares " + std::to_string(shape.sharedBytes) +
+      diags.error(launch.loc, "this launch declares " + count(shape.sharedBytes) +
                                   " bytes of shared memory per block; the hardware allows at most " +
                                   std::to_string(limits.sharedBytes) + " per block");
     if (shape.registerWords > limits.registersPerThread)
       diags.error(launch.loc, "the register tensors of this launch need at least " +
-                                  std::to_string(shape.registerWords) + " 32-bit registers per thread; cuda allows " +
+                                  count(shape.registerWords) + " 32-bit registers per thread; cuda allows " +
                                   std::to_string(limits.registersPerThread) +
                                   " (the rest would spill to local memory): use smaller register tiles");
-    else if (shape.registerWords * shape.threads > limits.registersPerBlock)
+    else if (int64_t block = checkedMul(shape.registerWords, shape.threads).value_or(std::numeric_limits<int64_t>::max());
+             block > limits.registersPerBlock)
       diags.error(launch.loc, "the register tensors of this launch need at least " +
                                   std::to_string(shape.registerWords) + " 32-bit registers per thread, " +
-                                  std::to_string(shape.registerWords * shape.threads) + " for its " +
-                                  std::to_string(shape.threads) + " threads; a block's register file holds " +
+                                  count(block) + " for its " + count(shape.threads) +
+                                  " threads; a block's register file holds " +
                                   std::to_string(limits.registersPerBlock) +
                                   " (the launch would fail): use fewer threads or smaller register tiles");
   }

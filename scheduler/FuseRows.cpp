@@ -35,9 +35,20 @@ void visitExprs(const MStmtPtr &s, const std::function<void(const Expr &)> &fn) 
     for (const Expr *e : {&m.begin, &m.end, &m.value, &m.cond})
       if (*e) visitExpr(*e, fn);
     for (const Expr &e : m.indices) visitExpr(e, fn);
+    for (const Expr &e : m.operands) visitExpr(e, fn);
     for (const MappingAtom &a : m.mapping.atoms)
       for (const Expr &d : a.dims) visitExpr(d, fn);
   });
+}
+
+// The tensors that `stmts` store to or read (allocations aside).
+std::set<const TensorDecl *> accessedIn(const std::vector<MStmtPtr> &stmts) {
+  std::set<const TensorDecl *> out = writtenIn(stmts);
+  for (const MStmtPtr &s : stmts)
+    visitExprs(s, [&](const Expr &n) {
+      if (n->kind == ExprKind::Load) out.insert(n->tensor.get());
+    });
+  return out;
 }
 
 // The first access to a tensor of `written` in `loop` that is not at the
@@ -87,6 +98,29 @@ size_t loadsOf(const MStmtPtr &s, const TensorDecl *t) {
   return n;
 }
 
+// The fused row body being rewritten, and the tensors that the kernel's
+// statements outside it access (they still need what is stored in memory).
+struct RowRun {
+  std::vector<MStmtPtr> pieces;
+  std::string row;
+  std::set<const TensorDecl *> outside;
+};
+
+// Whether intermediate t, stored by piece p, may stop being stored: every
+// access to it in the whole kernel is that store or a read in a later
+// piece of this run, which then sees f's value (fuseRowsApplies has put
+// those reads at their own row). A reader elsewhere (another statement of
+// the kernel, at any row; an earlier piece) or another store would find
+// the buffer never written, or not allocated at all (issue 19).
+bool readersAccountedFor(const RowRun &r, size_t p, const TensorDecl *t) {
+  if (r.outside.count(t) || loadsOf(r.pieces[p], t)) return false;
+  for (size_t c = 0; c < r.pieces.size(); ++c) {
+    if (c == p) continue;
+    if (writtenIn({r.pieces[c]}).count(t) || (c < p && loadsOf(r.pieces[c], t))) return false;
+  }
+  return true;
+}
+
 bool expensive(const Expr &e) {
   bool found = false;
   visitExpr(e, [&](const Expr &n) {
@@ -106,12 +140,15 @@ bool sameIndices(const std::vector<Expr> &a, const std::vector<Expr> &b) {
 // output that its last reader writes element for element (Y[i, j] =
 // e[i, j] * inv[i]): computed once, reread from cache, updated in place —
 // instead of recomputed at each read. False when none qualifies.
-bool foldOne(std::vector<MStmtPtr> &pieces, const std::string &row, std::set<const TensorDecl *> &dropped) {
+bool foldOne(RowRun &r, std::set<const TensorDecl *> &dropped) {
+  std::vector<MStmtPtr> &pieces = r.pieces;
+  const std::string &row = r.row;
   for (size_t p = 0; p < pieces.size(); ++p) {
     std::vector<std::string> cols, outCols;
     const MStmt *st = elementwiseStore(pieces[p], row, cols);
     if (!st || st->tensor->role != TensorRole::Intermediate || !expensive(st->value)) continue;
     const TensorPtr t = st->tensor;
+    if (!readersAccountedFor(r, p, t.get())) continue;
     size_t last = p;
     for (size_t c = p + 1; c < pieces.size(); ++c)
       if (loadsOf(pieces[c], t.get())) last = c;
@@ -133,7 +170,6 @@ bool foldOne(std::vector<MStmtPtr> &pieces, const std::string &row, std::set<con
     for (size_t c = p + 1; c < pieces.size(); ++c) {
       std::set<const TensorDecl *> written = writtenIn({pieces[c]});
       if (c < last && (loadsOf(pieces[c], o.get()) || written.count(o.get()))) ok = false;
-      if (written.count(t.get())) ok = false;
       visitExprs(pieces[c], [&](const Expr &n) { ok &= n->kind != ExprKind::Load || n->tensor != t || (!n->pad && !n->pred); });
     }
     if (!ok) continue;
@@ -153,16 +189,17 @@ bool foldOne(std::vector<MStmtPtr> &pieces, const std::string &row, std::set<con
 
 // Recomputes one element-wise intermediate of the fused body where it is
 // read; false when none qualifies.
-bool inlineOne(std::vector<MStmtPtr> &pieces, const std::string &row, std::set<const TensorDecl *> &dropped) {
+bool inlineOne(RowRun &r, std::set<const TensorDecl *> &dropped) {
+  std::vector<MStmtPtr> &pieces = r.pieces;
   for (size_t p = 0; p < pieces.size(); ++p) {
     std::vector<std::string> cols;
-    const MStmt *st = elementwiseStore(pieces[p], row, cols);
+    const MStmt *st = elementwiseStore(pieces[p], r.row, cols);
     if (!st || st->tensor->role != TensorRole::Intermediate) continue;
     const TensorDecl *t = st->tensor.get();
+    if (!readersAccountedFor(r, p, t)) continue;
     std::vector<MStmtPtr> after(pieces.begin() + long(p) + 1, pieces.end());
-    // Written once, here; what f reads is not written later in the row.
+    // What f reads is not written later in the row.
     std::set<const TensorDecl *> writtenAfter = writtenIn(after);
-    if (writtenAfter.count(t) || loadsOf(pieces[p], t)) continue;
     bool stable = true;
     visitExpr(st->value, [&](const Expr &n) { stable &= n->kind != ExprKind::Load || !writtenAfter.count(n->tensor.get()); });
     bool plainReads = true;
@@ -218,17 +255,20 @@ KernelPtr fuseRows(const KernelPtr &k) {
       out.push_back(stmts[i++]);
       continue;
     }
-    const std::string row = stmts[i]->vars[0];
-    std::vector<MStmtPtr> pieces;
+    RowRun r;
+    r.row = stmts[i]->vars[0];
     for (size_t s = i; s <= j; ++s) {
-      Expr v = var(row, VarKind::Loop, ScalarType::I64, stmts[s]->loc);
+      Expr v = var(r.row, VarKind::Loop, ScalarType::I64, stmts[s]->loc);
       const std::string &own = stmts[s]->vars[0];
-      pieces.push_back(rewriteMStmt(stmts[s]->body, [&](const Expr &e) { return substitute(e, {{own, v}}); }));
+      r.pieces.push_back(rewriteMStmt(stmts[s]->body, [&](const Expr &e) { return substitute(e, {{own, v}}); }));
     }
-    while (foldOne(pieces, row, dropped) || inlineOne(pieces, row, dropped)) {
+    std::vector<MStmtPtr> others(stmts.begin(), stmts.begin() + long(i));
+    others.insert(others.end(), stmts.begin() + long(j) + 1, stmts.end());
+    r.outside = accessedIn(others);
+    while (foldOne(r, dropped) || inlineOne(r, dropped)) {
     }
     auto fused = std::make_shared<MStmt>(*stmts[i]);
-    fused->body = mBlock(pieces, stmts[i]->loc);
+    fused->body = mBlock(r.pieces, stmts[i]->loc);
     out.push_back(fused);
     changed = true;
     i = j + 1;

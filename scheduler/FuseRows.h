@@ -24,11 +24,14 @@ bool fuseRowsApplies(const ir::MStmt &body, size_t first, size_t last, std::stri
 // and in which an intermediate written by an element-wise statement of the
 // fused loop (`T[i, j..] = f`, no reduction, each of its index variables
 // once) and read only later in that loop, where nothing f reads is written
-// in between, is not stored as T: when f is expensive (a math call or `**`)
-// and T's last reader writes an op output O of T's shape at the element it
-// reads (Y[i, j] = e[i, j] * inv[i]), T's store and reads become O's (f
-// computed once, updated in place); otherwise each read T[i, a..] becomes
-// f at (i, a..). Other kernels are returned unchanged.
+// in between, and which nothing else reads or writes (no statement of the
+// kernel outside the fused loop, at any row; no earlier statement of it;
+// no second store: every reader is accounted for), is not stored as T:
+// when f is expensive (a math call or `**`) and T's last reader writes an
+// op output O of T's shape at the element it reads (Y[i, j] = e[i, j] *
+// inv[i]), T's store and reads become O's (f computed once, updated in
+// place); otherwise each read T[i, a..] becomes f at (i, a..). Other
+// kernels are returned unchanged.
 ir::KernelPtr fuseRows(const ir::KernelPtr &k);
 
 } // namespace tk

@@ -177,6 +177,12 @@ bool prologueApplies(const Op &op, const FusionState &s, size_t producer, std::s
   if (writers(op, t) != 1) return refuse(reason, "'" + t->name + "' is assigned by several statements");
   if (const Assign *o = otherReader(op, s, t, producer, s.anchor))
     return refuse(reason, "'" + t->name + "' has another consumer besides the anchor: " + at(*o));
+  // Inlined, the producer's value is computed where the anchor runs: what
+  // it reads must still hold the values it read at its own place.
+  for (size_t i = producer + 1; i <= s.anchor; ++i)
+    if (reads(p, op.body[i].target))
+      return refuse(reason, "it reads '" + op.body[i].target->name + "', which " + at(op.body[i]) +
+                                " assigns before the anchor runs");
   return true;
 }
 
@@ -194,6 +200,15 @@ bool epilogueApplies(const Op &op, const FusionState &s, size_t consumer, std::s
   for (size_t i : s.live)
     if (i > s.anchor && i < consumer)
       return refuse(reason, at(op.body[i]) + " runs between the anchor and this statement");
+  // Applied at the anchor's stores, the consumer writes its target while
+  // the anchor (with its prologues and the epilogues before) still runs:
+  // none of them may read that tensor, at any element.
+  std::vector<size_t> group(s.prologues);
+  for (size_t i = s.anchor; i < consumer; ++i) group.push_back(i);
+  for (size_t i : group)
+    if (reads(op.body[i], c.target))
+      return refuse(reason, "'" + c.target->name + "' is read by " + at(op.body[i]) +
+                                ", which would see the values this statement stores while it runs");
   std::vector<Expr> lds = loadsOf(c.value, t);
   for (const Expr &ld : lds)
     for (size_t d = 0; d < ld->args.size(); ++d)

@@ -19,8 +19,10 @@ struct FusionState {
 // Whether statement `producer` (an index into op.body) can be inlined into
 // the anchor's loads (a prologue): it must be injective (no reduction),
 // write an intermediate that it alone assigns, and be read by the anchor
-// (directly or through fused prologues) and by no other statement. When
-// not, `*reason` (if given) says why.
+// (directly or through fused prologues) and by no other statement; and no
+// statement after it, up to the anchor, may assign what it reads (its
+// value moves to where the anchor runs). When not, `*reason` (if given)
+// says why.
 bool prologueApplies(const ir::Op &op, const FusionState &s, size_t producer, std::string *reason);
 
 // Whether statement `consumer` can be applied at the anchor's store of
@@ -30,7 +32,9 @@ bool prologueApplies(const ir::Op &op, const FusionState &s, size_t producer, st
 // bijective index map (a permutation or mixed-radix flattening of its own
 // index variables, epilogueIndexMap in EpilogueIndexMap.h), whose inverse
 // gives the consumer's element for each element the anchor stores. The
-// consumer may not read the tensor it writes. When not, `*reason` says why.
+// consumer may not read the tensor it writes, nor may the anchor, its
+// fused prologues or the epilogues fused before (the consumer then writes
+// while they run). When not, `*reason` says why.
 bool epilogueApplies(const ir::Op &op, const FusionState &s, size_t consumer, std::string *reason);
 
 // Takes a checked kernel. When it is the default schedule of an op with

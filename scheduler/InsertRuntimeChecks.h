@@ -10,7 +10,10 @@ namespace tk {
 //   - each `where` constraint of the op              -> status 1
 //   - each derived output / intermediate extent >= 0 -> status 1
 //   - each `require` of the kernel left symbolic     -> status 2
-// (status 3, out of memory, is returned by the backend's global Alloc).
+// (status 3, out of memory, is returned by the backends' heap Alloc, which
+// also returns it for a byte count that overflows int64 or exceeds 2^47:
+// backends/common/TensorBytes.h; constant sizes are checked by the
+// frontend, frontend/SemaSizes.h).
 // Conditions that simplify to true are omitted. See docs/abi.md.
 ir::LoweredFunc insertRuntimeChecks(const ir::LoweredFunc &f, const ir::Kernel &k);
 

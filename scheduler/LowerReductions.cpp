@@ -38,9 +38,14 @@ struct Lowerer {
         v.name = n;
       }
       red->args[0] = substitute(e->args[0], renames);
-      TensorPtr acc = scratchTensor(fresh("acc", scope), e->type, {}, Scope::Register, e->loc);
+      // The frontend builds sums of f16/bf16/i8 in f32/i32 already; a
+      // Reduce of a narrower type from elsewhere still accumulates wide and
+      // is converted once, at the end.
+      ScalarType accType = accumulatorType(e->reduceOp, e->type);
+      TensorPtr acc = scratchTensor(fresh("acc", scope), accType, {}, Scope::Register, e->loc);
       pending.push_back({acc, red});
-      return load(acc, {}, nullptr, nullptr, e->loc);
+      Expr result = load(acc, {}, nullptr, nullptr, e->loc);
+      return accType == e->type ? result : cast(e->type, result, e->loc);
     }
     bool changed = false;
     auto n = std::make_shared<ExprNode>(*e);

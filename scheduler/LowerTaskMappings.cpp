@@ -13,6 +13,7 @@ using namespace ir;
 namespace {
 
 struct Lowerer {
+  TargetFamily family;
   std::set<std::string> used; // every name bound in the kernel, for fresh names
 
   std::string fresh(const std::string &base) {
@@ -53,23 +54,55 @@ struct Lowerer {
     if (!unit.empty())
       for (Expr &c : tasks.coords) c = simplify(substitute(c, unit));
 
-    LStmtPtr body = lower(s.body);
-    for (size_t d = s.vars.size(); d-- > 0;) {
-      const Expr &c = tasks.coords[d];
-      if (c->kind == ExprKind::Var && c->name == s.vars[d]) continue;
-      auto let = lStmt(LStmt::Kind::Let, s.loc);
-      let->var = s.vars[d];
-      let->value = c;
-      let->body = body;
-      body = let;
+    // The mapping variables of one task, bound around a lowered body.
+    auto bindCoords = [&](LStmtPtr body) {
+      for (size_t d = s.vars.size(); d-- > 0;) {
+        const Expr &c = tasks.coords[d];
+        if (c->kind == ExprKind::Var && c->name == s.vars[d]) continue;
+        auto let = lStmt(LStmt::Kind::Let, s.loc);
+        let->var = s.vars[d];
+        let->value = c;
+        let->body = body;
+        body = let;
+      }
+      return body;
+    };
+    auto repeatLoops = [&](LStmtPtr body) {
+      for (size_t i = tasks.loops.size(); i-- > 0;)
+        body = lFor(tasks.loops[i].var, intImm(0), simplify(tasks.loops[i].extent), body, s.loc);
+      return body;
+    };
+    auto workerLoop = [&](LStmtPtr body) {
+      bool lanes = *s.worker == WorkerKind::Lanes;
+      auto loop = lFor(wname, intImm(0), m.numWorkers(), body, s.loc, lanes ? ForKind::Vectorized : ForKind::Parallel);
+      if (!lanes) loop->worker = s.worker;
+      return loop;
+    };
+    if (!hasSpatial || !s.worker) return repeatLoops(bindCoords(lower(s.body)));
+    std::vector<std::vector<MStmtPtr>> phases = phasesBetweenSyncs(s);
+    if (phases.size() == 1) return workerLoop(repeatLoops(bindCoords(lower(s.body))));
+    // On cpu a core runs each of its tasks start to finish, so a barrier
+    // cannot wait inside one parallel loop: the body is split at its `sync`s
+    // into parallel loops that run one after another. Every worker runs the
+    // same repeat loops, so they move outside: a barrier per repeat task,
+    // as on a GPU. CheckBarriers refuses the placements this cannot express.
+    std::vector<LStmtPtr> loops;
+    for (const std::vector<MStmtPtr> &phase : phases)
+      loops.push_back(workerLoop(bindCoords(block(phase, 0, s.loc))));
+    return repeatLoops(lBlock(std::move(loops), s.loc));
+  }
+
+  // The statements of a cores mapping's body between its top-level `sync`s
+  // (one phase when there is none, or when the target has real barriers).
+  std::vector<std::vector<MStmtPtr>> phasesBetweenSyncs(const MStmt &s) const {
+    if (family != TargetFamily::Cpu || s.worker != WorkerKind::Cores || s.body->kind != MStmt::Kind::Block)
+      return {{s.body}};
+    std::vector<std::vector<MStmtPtr>> phases(1);
+    for (const MStmtPtr &c : s.body->stmts) {
+      if (c->kind == MStmt::Kind::Sync) phases.emplace_back();
+      else phases.back().push_back(c);
     }
-    for (size_t i = tasks.loops.size(); i-- > 0;)
-      body = lFor(tasks.loops[i].var, intImm(0), simplify(tasks.loops[i].extent), body, s.loc);
-    if (!hasSpatial || !s.worker) return body;
-    bool lanes = *s.worker == WorkerKind::Lanes;
-    auto loop = lFor(wname, intImm(0), m.numWorkers(), body, s.loc, lanes ? ForKind::Vectorized : ForKind::Parallel);
-    if (!lanes) loop->worker = s.worker;
-    return loop;
+    return phases;
   }
 
   // Statements of a block; an Alloc scopes the rest of its block.
@@ -122,7 +155,7 @@ struct Lowerer {
 } // namespace
 
 LoweredFunc lowerTaskMappings(const Kernel &k, const std::string &symbol, const TargetDesc &target) {
-  Lowerer l;
+  Lowerer l{target.family, {}};
   for (const std::string &s : k.op->symbols) l.used.insert(s);
   for (const Param &p : k.op->inputs) l.used.insert(p.name);
   for (const TensorPtr &t : k.op->outputs) l.used.insert(t->name);

@@ -4,9 +4,12 @@
 #include "scheduler/Pipeline.h"
 
 #include "ir/GpuLaunch.h"
+#include "ir/IRRewrite.h"
 #include "ir/VerifyLoopIR.h"
 #include "ir/VerifyMappingIR.h"
+#include "ir/VerifyReadsWritten.h"
 #include "ir/VerifyTensorIR.h"
+#include "scheduler/CheckBarriers.h"
 #include "scheduler/CheckHoles.h"
 #include "scheduler/CheckTaskMappings.h"
 #include "scheduler/ConstructConvolution.h"
@@ -17,10 +20,12 @@
 #include "scheduler/FuseRows.h"
 #include "scheduler/Fusion.h"
 #include "scheduler/InsertRuntimeChecks.h"
+#include "scheduler/InstrumentMappingChecks.h"
 #include "scheduler/LowerReductions.h"
 #include "scheduler/LowerTaskMappings.h"
 #include "scheduler/PartitionLoops.h"
 #include "scheduler/PredicateAccesses.h"
+#include "scheduler/ReassignedReads.h"
 #include "scheduler/SpecializeScalars.h"
 #include "scheduler/VersionFullTiles.h"
 #include "scheduler/construct/FillHoles.h"
@@ -58,7 +63,7 @@ public:
       dump("ConstructConvolution", k->name, printKernel(*k));
     }
     if (!k) {
-      k = defaultSchedule(e.op, opts_.target);
+      k = defaultSchedule(separateReassignedReads(e.op), opts_.target);
       dump("DefaultSchedule", k->name, printKernel(*k));
       KernelPtr fused = fuseStatements(k, diags_);
       if (fused != k) dump("FuseStatements", k->name, printKernel(*fused));
@@ -77,13 +82,14 @@ public:
     if (!filled) return slot = nullptr;
     dump("CheckHoles", k->name, printKernel(*filled));
     verifyMappingIR(*filled, true);
-    if (!checkTaskMappings(*filled, diags_)) return slot = nullptr;
+    if (!checkTaskMappings(*filled, diags_) || !checkBarriers(*filled, diags_)) return slot = nullptr;
     return slot = filled;
   }
 
   std::optional<LoweredFunc> lower(const Export &e) {
     KernelPtr k = schedule(e);
     if (!k) return std::nullopt;
+    unchecked_ = userTensors(*k);
     LoweredFunc f = lowerTaskMappings(*k, e.symbol, opts_.target);
     step("LowerTaskMappings", f, false);
     f = lowerReductions(f);
@@ -99,6 +105,10 @@ public:
       step("PartitionLoops", f, true);
       f = deinterleaveStridedRows(f);
       step("DeinterleaveStridedRows", f, true);
+    }
+    if (opts_.checkMappings && f.target == TargetFamily::Cpu) {
+      f = instrumentMappingChecks(f);
+      step("InstrumentMappingChecks", f, true);
     }
     f = insertRuntimeChecks(f, *k);
     step("InsertRuntimeChecks", f, true);
@@ -138,6 +148,21 @@ private:
   void step(const char *pass, const LoweredFunc &f, bool reductionsLowered) {
     dump(pass, f.name, printLoweredFunc(f));
     verifyLoopIR(f, reductionsLowered);
+    verifyReadsWritten(f, unchecked_);
+  }
+
+  // A user kernel's outputs and locals: its reads of them before any write
+  // are its author's (sema does not track them), not a pass's bug, so the
+  // read-after-write verifier leaves them alone. None for schedules the
+  // compiler made.
+  static std::set<const TensorDecl *> userTensors(const Kernel &k) {
+    std::set<const TensorDecl *> out;
+    if (k.synthesized) return out;
+    for (const TensorPtr &t : k.op->outputs) out.insert(t.get());
+    visitMStmt(k.body, [&](const MStmt &m) {
+      if (m.kind == MStmt::Kind::Alloc) out.insert(m.tensor.get());
+    });
+    return out;
   }
 
   void dump(const char *pass, const std::string &name, const std::string &text) {
@@ -148,6 +173,7 @@ private:
   DiagEngine &diags_;
   std::map<const void *, KernelPtr> done_;
   std::set<const Op *> verifiedOps_;
+  std::set<const TensorDecl *> unchecked_; // of the function being lowered
 };
 
 } // namespace

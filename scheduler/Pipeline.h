@@ -32,6 +32,10 @@ struct PipelineOptions {
   // cache-blocked kernel (sized for construct->hw) instead of the default
   // schedule; false keeps DefaultSchedule (tkc --schedule=default).
   bool constructContractions = true;
+  // cpu functions record who writes every output element and report those
+  // never written or written by two workers at once (tkc --check-mappings,
+  // scheduler/InstrumentMappingChecks.h).
+  bool checkMappings = false;
 };
 
 // For every export of `m`: take its kernel (or build the default schedule for

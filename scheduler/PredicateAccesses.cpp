@@ -2,6 +2,7 @@
 
 #include "ir/FlatIndex.h"
 #include "ir/IRRewrite.h"
+#include "ir/IntArith.h"
 #include "ir/Simplify.h"
 
 #include <algorithm>
@@ -28,23 +29,25 @@ struct Guards {
 
 // A product as its constant factor and its other factors (by text, sorted),
 // so that `M * 4`, `4 * M` and `(A * B) * C` vs `A * (C * B)` compare equal.
-void productFactors(const Expr &e, int64_t &c, std::vector<std::string> &atoms) {
+// False when the constant factor overflows int64: wrapped, `M * 274177 *
+// 67280421310721` (M * (2^64 + 1)) would compare equal to M and drop a guard.
+bool productFactors(const Expr &e, int64_t &c, std::vector<std::string> &atoms) {
   int64_t v;
-  if (e->kind == ExprKind::Binary && e->binOp == BinOp::Mul) {
-    productFactors(e->args[0], c, atoms);
-    productFactors(e->args[1], c, atoms);
-  } else if (isConstInt(e, &v)) {
-    c *= v;
-  } else {
-    atoms.push_back(printExpr(e));
+  if (e->kind == ExprKind::Binary && e->binOp == BinOp::Mul)
+    return productFactors(e->args[0], c, atoms) && productFactors(e->args[1], c, atoms);
+  if (isConstInt(e, &v)) {
+    std::optional<int64_t> p = checkedMul(c, v);
+    c = p.value_or(0);
+    return p.has_value();
   }
+  atoms.push_back(printExpr(e));
+  return true;
 }
 
 bool sameProduct(const Expr &a, const Expr &b) {
   int64_t ca = 1, cb = 1;
   std::vector<std::string> fa, fb;
-  productFactors(simplify(a), ca, fa);
-  productFactors(simplify(b), cb, fb);
+  if (!productFactors(simplify(a), ca, fa) || !productFactors(simplify(b), cb, fb)) return false; // not proven
   std::sort(fa.begin(), fa.end());
   std::sort(fb.begin(), fb.end());
   return ca == cb && fa == fb;

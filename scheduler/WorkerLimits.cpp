@@ -1,5 +1,6 @@
 #include "scheduler/WorkerLimits.h"
 
+#include "ir/IntArith.h"
 #include "ir/Simplify.h"
 #include "scheduler/Refusal.h"
 
@@ -84,9 +85,12 @@ bool workerMappingApplies(const MStmt &m, const std::vector<const MStmt *> &encl
 }
 
 bool launchConfigConsistent(const LaunchConfig &launch, std::string *reason) {
-  if (launch.warps && launch.threads && *launch.warps * 32 != *launch.threads)
+  // Checked: 2^59 + 4 warps wrapped to 128 threads and matched a threads mapping of 128.
+  std::optional<int64_t> warpThreads = launch.warps ? checkedMul(*launch.warps, 32) : std::nullopt;
+  if (launch.warps && launch.threads && warpThreads != launch.threads)
     return refuse(reason, std::to_string(*launch.warps) + " warps (at " + lineCol(launch.warpsLoc) + ") need " +
-                            std::to_string(*launch.warps * 32) + " threads (32 per warp), but this threads mapping "
+                            (warpThreads ? std::to_string(*warpThreads) : "2^63 or more") +
+                            " threads (32 per warp), but this threads mapping "
                             "uses " + std::to_string(*launch.threads));
   return true;
 }

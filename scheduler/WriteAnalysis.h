@@ -1,53 +1,119 @@
-// Which elements of an output tensor a store writes, as affine functions of
-// the iteration dimensions around it (one per factor of every enclosing
-// task mapping and ordinary loop), and the two questions CheckTaskMappings
-// asks about them: do distinct workers (or, for `=`, distinct iterations)
-// write the same element, and is every element written?
+// Which elements of the op's outputs a kernel's stores write, decided
+// exactly over integer sets (isl, through Presburger.h), and the questions
+// CheckTaskMappings asks about them:
+//   - conflicts: can two workers (different values of a spatial factor of a
+//     mapping `on` some worker kind, in the same instance of that mapping)
+//     store the same element? For a plain `=` store, can one worker store
+//     one element in two iterations?
+//   - coverage: is every element of every output written, for every
+//     parameter value the context allows?
+//   - extents: can a task-mapping extent be negative?
+// A store is a map from its iteration space (one dimension per enclosing
+// mapping factor and dimension, one per loop) to elements, restricted to the
+// output's box (stores outside it are predicated off, docs/architecture.md).
+// What isl cannot represent — non-affine or indirect indices, conditions
+// that read data, non-affine extents — is bounded from below (for coverage:
+// nothing proven written) and above (for conflicts: any element), and a
+// question that then has no exact answer becomes a warning saying why.
 #pragma once
+#include "ir/Diagnostics.h"
 #include "ir/MappingIR.h"
+#include "scheduler/Presburger.h"
 
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 namespace tk {
 
-// One enclosing iteration dimension: a factor of a task mapping (for one
-// mapping variable) or an ordinary loop, ranging over [0, extent).
+// One enclosing iteration dimension `@k`: a factor of a task mapping (for
+// one mapping variable) or an ordinary loop, ranging over [0, extent).
 struct IterDim {
-  ir::Expr extent;
-  bool parallel = false; // a spatial factor bound to a worker kind
-  std::string userVar;   // the mapping / loop variable it contributes to
-  std::string site;      // "spatial(4, 8) on threads, at 3:5"
+  ir::Expr extent;          // over parameters and outer dimensions
+  std::string extentText;   // as the user wrote it
+  bool parallel = false;    // a spatial factor bound to a worker kind
+  const ir::MStmt *loop = nullptr; // the mapping or loop it belongs to
+  std::string userVar;      // the mapping / loop variable it contributes to
+  ir::Expr userValue;       // that variable's value over the dimensions
+  std::string site;         // "spatial(4, 8) on threads, at 3:5"
 };
 
-// index = offset + sum(coef * iter) (+ a symbolic offset that is not tracked).
-struct AffineIndex {
-  std::vector<std::pair<size_t, int64_t>> terms; // iter position, coefficient
-  int64_t offset = 0;
-  bool symbolicOffset = false;
+// The enclosing `if`s of a store: conditions over parameters and dimensions
+// that hold where it runs (negated in an `else`), with the user's text.
+struct Guard {
+  ir::Expr cond;
+  std::string text;
+  const ir::MStmt *at = nullptr; // the `if`
+  bool inElse = false;
+  size_t depth = 0;              // iteration dimensions around the `if`
 };
 
 struct StoreAccess {
-  const ir::MStmt *store = nullptr;
-  std::vector<IterDim> iters;      // outermost first
-  std::vector<AffineIndex> index;  // one per tensor dimension
-  bool analyzable = false;         // false: not affine, or under an `if`
+  const ir::MStmt *store = nullptr; // to an op output
+  std::vector<IterDim> iters;       // outermost first
+  std::vector<ir::Expr> index;      // over parameters and dimensions
+  std::vector<Guard> guards;
 };
 
-// False (and a located-message text in `reason`) when two workers may store
-// to the same element, or, when `overwriteIsError` (plain `=` stores), two
-// iterations of the same worker. Unprovable cases (symbolic extents in the
-// middle of a mixed radix, an iteration variable in several dimensions)
-// count as conflict-free.
-bool storeIsConflictFree(const StoreAccess &a, bool overwriteIsError, std::string *reason);
+struct WriteFinding {
+  Severity severity;
+  SourceLoc loc;
+  std::string message;
+};
 
-enum class Coverage { Full, Partial, Unknown };
-// Whether the stores of `a` reach every element of its tensor: per
-// dimension, the covered range is the mixed radix of coefficients x extents
-// from the offset; a symbolic outermost extent covers X when it is X (with
-// coefficient 1) or cdiv(X, c') for c' <= its coefficient (overshoot is
-// dropped by store predicates). `require`s mentioning a symbol of a
-// dimension make a constant range unknown rather than partial.
-Coverage storeCoverage(const StoreAccess &a, const std::vector<ir::Constraint> &requires_, std::string *reason);
+class WriteAnalysis {
+public:
+  // `quiet`: report errors only (kernels the scheduler wrote itself).
+  WriteAnalysis(const ir::Kernel &k, bool quiet);
+
+  void add(StoreAccess a);
+  // Conflicts between workers and overwrites of plain `=` stores.
+  void checkConflicts(std::vector<WriteFinding> &out);
+  // Elements of each output that no store writes.
+  void checkCoverage(std::vector<WriteFinding> &out);
+  // A mapping extent that can be negative for some iteration of the
+  // enclosing dimensions `outer` (under `guards`) the context allows.
+  void checkExtent(const std::vector<IterDim> &outer, const std::vector<Guard> &guards, const ir::Expr &extent,
+                   const std::string &text, SourceLoc loc, std::vector<WriteFinding> &out);
+
+private:
+  struct Access {
+    StoreAccess a;
+    isl::Map under, over; // iteration -> element, inside the box
+    std::string why;      // why under != over ("" when exact)
+    // The one guard whose condition is not affine when the rest is exact:
+    // then `over` is exact but for that condition.
+    std::optional<size_t> branch; // in a.guards
+    const Guard *branchGuard() const { return branch ? &a.guards[*branch] : nullptr; }
+    // What conflicts depend on: the dimensions up to the last worker mapping
+    // (all of its factors), with the inner ones projected out.
+    size_t depth = 0;
+    isl::Map workerUnder, workerOver;
+  };
+  struct Domain {
+    isl::Set under, over;
+    std::string why;
+    std::vector<size_t> inexactGuards;
+    bool inexactExtent = false;
+  };
+  isl::Set eitherBranch(const std::vector<const Access *> &stores); // null: none
+  Domain domain(const std::vector<IterDim> &iters, const std::vector<Guard> &guards);
+  isl::Set box(const ir::TensorDecl &t);
+  void conflict(const Access &a, const Access &b, std::vector<WriteFinding> &out);
+  void overwrite(const Access &a, std::vector<WriteFinding> &out);
+  std::string element(const Access &a, const PointValues &v) const;
+  void report(std::vector<WriteFinding> &out, bool proven, SourceLoc loc, std::string error,
+              std::string warning);
+  // Why a question with an exact formulation stayed open (`none`: isl's
+  // answer to "is the counterexample set empty?").
+  std::string undecided(isl_bool none) const;
+
+  const ir::Kernel &k_;
+  bool quiet_;
+  Presburger pb_;
+  std::vector<Access> accesses_;
+  std::set<std::string> noConflict_; // pairs of worker maps proven disjoint
+};
 
 } // namespace tk

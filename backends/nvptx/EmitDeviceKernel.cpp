@@ -4,6 +4,7 @@
 
 #include "backends/common/LowerCommonStmt.h"
 #include "backends/common/LowerExprToLLVM.h"
+#include "ir/TensorSize.h"
 
 namespace tk::nvptx {
 
@@ -86,11 +87,13 @@ struct DeviceLowering {
 
   void lowerAlloc(const LStmt &s) {
     const ir::TensorDecl &t = *s.tensor;
-    int64_t count = 1, n = 0;
-    for (const ir::Expr &d : t.shape) {
-      if (!ir::isConstInt(d, &n)) throw InternalError("nvptx backend: tensor '" + t.name + "' has a symbolic shape");
-      count *= std::max<int64_t>(n, 0);
+    ir::ConstantSize size = ir::constantSize(t);
+    if (!size.known) throw InternalError("nvptx backend: tensor '" + t.name + "' has a symbolic shape");
+    if (size.tooLarge) { // a hole filled with a huge value; the frontend refuses constant ones
+      dc.diags.error(s.loc, "tensor '" + t.name + "' (" + ir::printTensorType(t) + ") is too large: more than 2^47 bytes");
+      return;
     }
+    int64_t count = size.bytes / ir::scalarTypeBytes(t.dtype);
     auto *type = llvm::ArrayType::get(dc.memType(t.dtype), std::max<int64_t>(count, 1));
     llvm::Value *ptr;
     switch (t.scope) {

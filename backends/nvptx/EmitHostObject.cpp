@@ -2,6 +2,7 @@
 
 #include "backends/common/EmitModule.h"
 #include "backends/common/LowerExprToLLVM.h"
+#include "backends/common/TensorBytes.h"
 #include "backends/x86/CodegenContext.h"
 
 namespace tk::nvptx {
@@ -58,8 +59,11 @@ struct HostEmitter {
 
   void alloc(const LStmt &s) {
     const ir::TensorDecl &t = *s.tensor;
-    llvm::Value *bytes = cg.b.getInt64(ir::scalarTypeBytes(t.dtype));
-    for (const ir::Expr &d : t.shape) bytes = cg.b.CreateMul(bytes, codegen::lowerExprAs(cg, d, ScalarType::I64));
+    // tkrt_cuda_alloc takes a count <= 0 as 1 byte: an overflowing size
+    // (-1 from emitTensorBytes) returns status 3 here instead.
+    llvm::Value *bytes = codegen::emitTensorBytes(cg, t);
+    llvm::Value *overflow = cg.b.CreateICmpSLT(bytes, cg.b.getInt64(0));
+    exitOnFailure(cg.b.CreateSelect(overflow, cg.b.getInt32(x86::kStatusOutOfMemory), cg.b.getInt32(0)), t.name + ".size");
     llvm::AllocaInst *slot = cg.entryAlloca(cg.b.getPtrTy(), t.name + ".slot");
     llvm::Value *status =
         cg.b.CreateCall(runtime("tkrt_cuda_alloc", {cg.b.getPtrTy(), cg.b.getInt64Ty(), cg.b.getPtrTy()}),

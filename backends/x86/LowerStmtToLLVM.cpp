@@ -2,12 +2,15 @@
 
 #include "backends/common/LowerCommonStmt.h"
 #include "backends/common/LowerExprToLLVM.h"
+#include "backends/common/TensorBytes.h"
 #include "backends/x86/CacheHints.h"
 #include "backends/x86/EmitRegisterTile.h"
+#include "backends/x86/EmitWriteCheck.h"
 #include "backends/x86/OutlineParallelLoops.h"
 #include "backends/x86/ReassociableSum.h"
 #include "backends/x86/VectorReduction.h"
 #include "ir/IRRewrite.h"
+#include "ir/TensorSize.h"
 
 namespace tk::x86 {
 
@@ -122,17 +125,15 @@ static void lowerAlloc(CodegenContext &cg, const LStmt &s) {
                               "' is not available on the x86 backend (cpu has global, local and register)");
     return;
   }
-  int64_t count = 1;
-  bool constant = true;
-  for (const ir::Expr &d : t.shape) {
-    int64_t v = 0;
-    constant = constant && ir::isConstInt(d, &v);
-    count *= std::max<int64_t>(v, 0);
-  }
+  // Constant sizes up to kMaxStackTensorBytes go on the stack; anything
+  // else (symbolic, or a generated size the frontend's check never saw) on
+  // the heap, its byte count computed with overflow checks (status 3).
+  ir::ConstantSize size = ir::constantSize(t);
   llvm::Type *elem = cg.memType(t.dtype);
   llvm::Value *ptr;
-  bool heap = t.scope == ir::Scope::Global || !constant;
+  bool heap = t.scope == ir::Scope::Global || !size.known || size.tooLarge || size.bytes > ir::kMaxStackTensorBytes;
   if (!heap) {
+    int64_t count = size.bytes / ir::scalarTypeBytes(t.dtype);
     llvm::AllocaInst *slot = cg.entryAlloca(llvm::ArrayType::get(elem, std::max<int64_t>(count, 1)), t.name);
     // Whole cache lines, like heap buffers (emitCheckedMalloc): the default
     // (the element's) lets a zmm load of a packed row straddle two lines,
@@ -140,10 +141,7 @@ static void lowerAlloc(CodegenContext &cg, const LStmt &s) {
     slot->setAlignment(llvm::Align(CodegenContext::kBufferAlign));
     ptr = slot;
   } else {
-    llvm::Value *bytes = cg.b.getInt64(ir::scalarTypeBytes(t.dtype));
-    for (const ir::Expr &d : t.shape)
-      bytes = cg.b.CreateMul(bytes, lowerExprAs(cg, d, ScalarType::I64));
-    ptr = cg.emitCheckedMalloc(bytes, t.name);
+    ptr = cg.emitCheckedMalloc(codegen::emitTensorBytes(cg, t), t.name);
     cg.frame().liveHeap.push_back(ptr);
   }
   cg.frame().buffers[&t] = ptr;
@@ -156,6 +154,7 @@ static void lowerAlloc(CodegenContext &cg, const LStmt &s) {
 }
 
 static void lowerCheck(CodegenContext &cg, const LStmt &s) {
+  if (s.tensor) return emitWriteCheck(cg, s); // --check-mappings
   llvm::Value *c = lowerExprAs(cg, s.cond, ScalarType::Bool);
   llvm::BasicBlock *fail = cg.newBlock("check.fail");
   llvm::BasicBlock *ok = cg.newBlock("check.ok");
@@ -181,10 +180,11 @@ void lowerStmt(CodegenContext &cg, const ir::LStmtPtr &s) {
   case LStmt::Kind::Let: codegen::lowerLet(cg, *s, [&](const ir::LStmtPtr &c) { lowerStmt(cg, c); }); return;
   case LStmt::Kind::Check: lowerCheck(cg, *s); return;
   case LStmt::Kind::Barrier:
-    // A single worker needs no barrier; chunks of a parallel loop run to
-    // completion independently, so they cannot wait for each other.
-    if (cg.frame().statusOut)
-      cg.diags.error(s->loc, "'sync' between cores is not supported by the x86 backend");
+    // A single worker needs no barrier. Chunks of a parallel loop run to
+    // completion independently, so they cannot wait for each other:
+    // LowerTaskMappings splits cores mappings at their syncs, and
+    // CheckBarriers refuses the placements it cannot split.
+    if (cg.frame().statusOut) throw InternalError("x86 backend: a barrier inside a parallel loop");
     return;
   case LStmt::Kind::Prefetch: emitPrefetch(cg, *s); return;
   case LStmt::Kind::Intrinsic: // SemaIntrinsic accepts them only in cuda kernels

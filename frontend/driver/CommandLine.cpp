@@ -1,5 +1,8 @@
 #include "frontend/driver/CommandLine.h"
 
+#include "frontend/ResolveImports.h"
+
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -7,6 +10,10 @@
 namespace tk::driver {
 
 static constexpr int kMaxResponseDepth = 16;
+// The construction multiplies assumed extents and tile counts in 64-bit
+// integers; 2^40 keeps every such product of a few extents far from
+// overflow and is far beyond any real tensor dimension.
+static constexpr long long kMaxShapeHint = 1LL << 40;
 
 std::vector<std::string> splitResponseFile(const std::string &text) {
   std::vector<std::string> out;
@@ -51,14 +58,12 @@ static bool expand(const std::vector<std::string> &args, int depth, std::vector<
       *error = "response files nested more than " + std::to_string(kMaxResponseDepth) + " levels deep at '" + a + "'";
       return false;
     }
-    std::ifstream in(a.substr(1), std::ios::binary);
-    if (!in) {
-      *error = "cannot read response file '" + a.substr(1) + "'";
+    std::string text;
+    if (!readSourceFile(a.substr(1), text)) {
+      *error = "cannot read response file '" + a.substr(1) + "' (no such regular file, or larger than 64 MiB)";
       return false;
     }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (!expand(splitResponseFile(ss.str()), depth + 1, out, error)) return false;
+    if (!expand(splitResponseFile(text), depth + 1, out, error)) return false;
   }
   return true;
 }
@@ -146,6 +151,7 @@ std::optional<DriverOptions> parseCommandLine(const std::vector<std::string> &ar
     }
     else if (startsWith(a, "--hw=")) o.hardware = a.substr(5);
     else if (a == "--construct-trace") o.constructTrace = true;
+    else if (a == "--check-mappings") o.checkMappings = true;
     else if (a == "--schedule=construct") o.constructContractions = true;
     else if (a == "--schedule=default") o.constructContractions = false;
     else if (startsWith(a, "--schedule=")) {
@@ -168,9 +174,12 @@ std::optional<DriverOptions> parseCommandLine(const std::vector<std::string> &ar
       v = a.substr(13);
       size_t eq = v.find('=');
       char *end = nullptr;
+      errno = 0;
       long long n = eq == std::string::npos ? 0 : std::strtoll(v.c_str() + eq + 1, &end, 10);
-      if (eq == 0 || eq == std::string::npos || !end || *end || n < 1) {
-        *error = "invalid value '" + v + "' for --shape-hint (expected SYMBOL=POSITIVE-INTEGER)";
+      if (eq == 0 || eq == std::string::npos || !end || *end || n < 1 || errno == ERANGE ||
+          n > kMaxShapeHint) {
+        *error = "invalid value '" + v + "' for --shape-hint (expected SYMBOL=N with 1 <= N <= " +
+                 std::to_string(kMaxShapeHint) + ")";
         return std::nullopt;
       }
       o.shapeHints.push_back({v.substr(0, eq), n});
@@ -252,7 +261,7 @@ Construction optimizer (fills '?' holes, docs/construct.md):
   --hw=FILE|NAME          hardware description (docs/hardware.md): a .hw file, or a
                           name in <stdlib>/targets (zen5-2c, h100, ...); default: host
   --shape-hint=SYM=N      assume shape symbol SYM = N while constructing (default 1024,
-                          3 for a window extent such as conv2d's R and S)
+                          3 for a window extent such as conv2d's R and S); 1 <= N <= 2^40
   --tuning-records=FILE   apply the schedules `tkc tune` recorded (docs/looptune.md)
   --construct-trace       print the construction path on stdout
   --rank=roofline         rank candidates by the analytical estimate (the default)
@@ -270,6 +279,8 @@ Diagnostics:
   --diagnostics-format=text|json
   -Werror                 treat warnings as errors
 Other:
+  --check-mappings        cpu code records who writes each output element and reports those
+                          never written or written by two workers at once (stderr, status 8)
   --version, --help
 
 Exit status: 0 success, 1 compile errors, 2 usage errors, 4 internal compiler error.

@@ -28,6 +28,7 @@ struct DriverOptions {
   bool werror = false;
   bool showVersion = false;
   bool showHelp = false;
+  bool checkMappings = false; // --check-mappings (docs/driver.md)
   // Construction optimizer (docs/construct.md).
   std::string hardware;      // --hw: a .hw file or a name in <stdlib>/targets; empty = by target family
   bool constructTrace = false;

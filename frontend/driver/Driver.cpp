@@ -4,6 +4,7 @@
 #include "backends/x86/CHeader.h"
 #include "backends/x86/X86Backend.h"
 #include "frontend/Frontend.h"
+#include "frontend/ResolveImports.h"
 #include "frontend/driver/CommandLine.h"
 #include "frontend/driver/Depfile.h"
 #include "frontend/driver/Hardware.h"
@@ -89,11 +90,10 @@ std::string joined(const std::vector<std::string> &parts) {
 // Replaces the functions `path` has tuning records for (docs/looptune.md).
 bool applyRecords(const std::string &path, const ir::Module &m, const CpuTarget &target,
                   std::vector<ir::LoweredFunc> &funcs, SourceManager &sm, DiagEngine &diags) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError{"cannot read tuning records '" + path + "'"};
-  std::stringstream text;
-  text << in.rdbuf();
-  auto records = looptune::parseTuningRecords(sm.addFile(path, text.str()), sm, diags);
+  std::string text;
+  if (!readSourceFile(path, text))
+    throw UsageError{"cannot read tuning records '" + path + "' (no such regular file, or larger than 64 MiB)"};
+  auto records = looptune::parseTuningRecords(sm.addFile(path, std::move(text)), sm, diags);
   if (!records) return false;
   looptune::applyTuningRecords(m, *records, looptune::vectorLanes(target), funcs, diags);
   return !diags.hasErrors();
@@ -133,6 +133,7 @@ std::optional<std::string> compile(const DriverOptions &o, const CpuTarget &targ
   if (o.rank == "measure") construct->measure = measureCandidates(target, construct->shapes);
   po.construct = &*construct;
   po.constructContractions = o.constructContractions;
+  po.checkMappings = o.checkMappings;
   if (o.emit == EmitKind::Mapping) {
     std::vector<std::string> kernels;
     for (const ir::KernelPtr &k : scheduleModule(*m, po, diags)) kernels.push_back(ir::printKernel(*k));

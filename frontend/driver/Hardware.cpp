@@ -1,7 +1,6 @@
 #include "frontend/driver/Hardware.h"
 
-#include <fstream>
-#include <sstream>
+#include "frontend/ResolveImports.h"
 
 namespace tk::driver {
 
@@ -22,16 +21,15 @@ std::optional<construct::ConstructOptions> constructOptions(const DriverOptions 
   }
   bool isName = path.find('/') == std::string::npos && (path.size() < 3 || path.substr(path.size() - 3) != ".hw");
   if (isName) path = stdlibDir + "/targets/" + path + ".hw";
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  std::string text;
+  if (!readSourceFile(path, text)) {
     diags.error(SourceLoc{}, "cannot read hardware description '" + path + "'" +
-                                 (isName ? " (no such target in the stdlib's targets/ directory)" : ""));
+                                 (isName ? " (no such target in the stdlib's targets/ directory)"
+                                         : " (no such regular file, or larger than 64 MiB)"));
     return std::nullopt;
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  int id = sm.addFile(path, ss.str());
-  auto hw = construct::parseHardwareDesc(ss.str(), id, diags);
+  int id = sm.addFile(path, text);
+  auto hw = construct::parseHardwareDesc(text, id, diags);
   if (!hw) return std::nullopt;
   c.hw = std::move(*hw);
   return c;

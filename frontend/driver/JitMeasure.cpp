@@ -2,6 +2,7 @@
 
 #include "backends/x86/runtime/tkrt.h"
 #include "ir/Diagnostics.h"
+#include "ir/IntArith.h"
 #include "ir/Simplify.h"
 
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
@@ -13,6 +14,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <sstream>
 
@@ -49,12 +51,15 @@ std::unique_ptr<llvm::orc::LLJIT> makeJit() {
 
 using Values = std::vector<std::pair<std::string, ir::Expr>>;
 
-int64_t elements(const ir::TensorDecl &t, const Values &values) {
-  int64_t n = 1;
+// Elements of `t` at `values`; nullopt when the count overflows int64
+// (--shape-hint=M=2^32 and K=2^32 wrapped A's to 0 elements, and the
+// kernel wrote past an empty buffer).
+std::optional<int64_t> elements(const ir::TensorDecl &t, const Values &values) {
+  std::optional<int64_t> n = 1;
   for (const ir::Expr &e : t.shape) {
     ir::Expr s = ir::simplify(ir::substitute(e, values));
     if (s->kind != ir::ExprKind::IntImm) throw InternalError("looptune jit: non-constant shape of " + t.name);
-    n *= std::max<int64_t>(s->intValue, 0);
+    if (n) n = ir::checkedMul(*n, std::max<int64_t>(s->intValue, 0));
   }
   return n;
 }
@@ -127,14 +132,27 @@ JitKernel::JitKernel(const ir::LoweredFunc &f, const CpuTarget &target, const st
   for (const ir::Param &p : f.op->inputs)
     if (!p.isScalar()) tensors.push_back(p.tensor);
   for (const ir::TensorPtr &t : f.op->outputs) tensors.push_back(t);
+  // Byte counts are checked and bounded before anything is allocated: at
+  // large shape hints the buffers would not fit in memory (bad_alloc, or
+  // the OOM killer), so such a kernel is not measured (call() returns 3).
+  std::vector<int64_t> counts; // floats per buffer
+  std::optional<int64_t> total = 0;
+  for (const ir::TensorPtr &t : tensors) {
+    bool f64 = t->dtype == ir::ScalarType::F64;
+    if (!f64 && t->dtype != ir::ScalarType::F32)
+      throw InternalError("looptune jit: only f32 and f64 tensors are measured");
+    std::optional<int64_t> n = elements(*t, subst);
+    if (n && f64) n = ir::checkedMul(*n, 2);
+    counts.push_back(n.value_or(0));
+    total = n && total ? ir::checkedAdd(*total, *n) : std::nullopt;
+  }
+  if (!total || *total > kMaxMeasureBytes / static_cast<int64_t>(sizeof(float))) return; // fn_ stays null
   std::mt19937 rng(42);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   for (size_t i = 0; i < tensors.size(); ++i) {
     bool f64 = tensors[i]->dtype == ir::ScalarType::F64;
-    if (!f64 && tensors[i]->dtype != ir::ScalarType::F32)
-      throw InternalError("looptune jit: only f32 and f64 tensors are measured");
-    size_t n = static_cast<size_t>(elements(*tensors[i], subst));
-    buffers_.emplace_back(f64 ? 2 * n : n, 0.0f);
+    size_t n = static_cast<size_t>(f64 ? counts[i] / 2 : counts[i]);
+    buffers_.emplace_back(static_cast<size_t>(counts[i]), 0.0f);
     if (tensors[i]->role == ir::TensorRole::Output) continue;
     for (size_t j = 0; j < n; ++j) {
       if (!f64) {
@@ -165,9 +183,10 @@ JitKernel::JitKernel(const ir::LoweredFunc &f, const CpuTarget &target, const st
 
 JitKernel::~JitKernel() = default;
 
-int JitKernel::call() { return callWith(fn_, args_); }
+int JitKernel::call() { return fn_ ? callWith(fn_, args_) : 3; }
 
 double JitKernel::bestSeconds(double warmupSec, int minReps, double budgetSec) {
+  if (!fn_) return std::numeric_limits<double>::infinity();
   auto start = Clock::now();
   for (int i = 0; i < 2 || std::chrono::duration<double>(Clock::now() - start).count() < warmupSec; ++i) call();
   double best = 1e30;

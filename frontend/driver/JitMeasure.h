@@ -13,11 +13,17 @@
 
 namespace tk::looptune {
 
+// The most the argument buffers of one measured kernel may take together.
+constexpr int64_t kMaxMeasureBytes = int64_t(1) << 31; // 2 GiB
+
 // One compiled function with its argument buffers (random inputs in [-1, 1),
 // zeroed outputs). Shape symbols and integer scalar parameters take their
 // values from `values` (each must be there); tensors must be f32 or f64
 // (an f64 tensor's buffer holds its doubles: two floats per element; the
-// storage of std::vector is aligned for double).
+// storage of std::vector is aligned for double). When the buffers' byte
+// count overflows int64 or exceeds kMaxMeasureBytes, nothing is allocated
+// or compiled: call() returns 3 (the ABI's "too large" status) and
+// bestSeconds() infinity, so callers rank such a candidate last.
 class JitKernel {
 public:
   // Throws tk::InternalError when code generation or linking fails, or a

@@ -1,26 +1,29 @@
 #include "frontend/driver/OutputFile.h"
 
+#include "frontend/ResolveImports.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace tk::driver {
 
-static bool sameContents(const std::string &path, const std::string &bytes) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str() == bytes;
+namespace {
+
+// True when `path` is a regular file holding exactly `bytes`. The size is
+// compared before anything is read, and the read itself is bounded, so a
+// large or endless file is never read to its end.
+bool sameContents(const struct stat &st, const std::string &path, const std::string &bytes) {
+  if (uintmax_t(st.st_size) != bytes.size()) return false;
+  std::string old;
+  return readSourceFile(path, old) && old == bytes;
 }
 
-static bool writeAll(int fd, const std::string &bytes) {
+bool writeAll(int fd, const std::string &bytes) {
   size_t done = 0;
   while (done < bytes.size()) {
     ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
@@ -31,6 +34,24 @@ static bool writeAll(int fd, const std::string &bytes) {
   return true;
 }
 
+// A device, FIFO or socket is written in place, as cc does: renaming a
+// temporary over it would replace /dev/null with a regular file when run
+// as root. O_NONBLOCK keeps a FIFO without a reader from hanging the
+// build (open fails with ENXIO instead); it is cleared before writing.
+bool writeInPlace(const std::string &path, const std::string &bytes, std::string *error) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  bool ok = fd >= 0;
+  if (ok) {
+    int flags = ::fcntl(fd, F_GETFL);
+    ok = flags >= 0 && ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 && writeAll(fd, bytes);
+    ok = (::close(fd) == 0) && ok;
+  }
+  if (!ok) *error = "cannot write '" + path + "': " + std::strerror(errno);
+  return ok;
+}
+
+} // namespace
+
 bool writeOutputFile(const std::string &path, const std::string &bytes, std::string *error) {
   if (path == "-") {
     std::cout.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
@@ -38,7 +59,15 @@ bool writeOutputFile(const std::string &path, const std::string &bytes, std::str
     if (!std::cout) *error = "cannot write to standard output";
     return static_cast<bool>(std::cout);
   }
-  if (sameContents(path, bytes)) return true;
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      *error = "cannot write '" + path + "': it is a directory";
+      return false;
+    }
+    if (!S_ISREG(st.st_mode)) return writeInPlace(path, bytes, error);
+    if (sameContents(st, path, bytes)) return true;
+  }
   std::string tmp = path + ".tmp.XXXXXX";
   int fd = mkstemp(tmp.data());
   if (fd < 0) {

@@ -1,5 +1,6 @@
 #include "frontend/driver/Tune.h"
 
+#include "frontend/ResolveImports.h"
 #include "frontend/driver/JitMeasure.h"
 #include "scheduler/looptune/LowerTunedNest.h"
 #include "scheduler/looptune/Policy.h"
@@ -47,14 +48,12 @@ SearchResult runSearch(const std::string &search, const TuneNest &start, Evaluat
 }
 
 std::optional<QNetwork> loadQNetwork(const std::string &path, SourceManager &sm, DiagEngine &diags) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    diags.error({}, "cannot read Q-network weights '" + path + "'");
+  std::string text;
+  if (!readSourceFile(path, text)) {
+    diags.error({}, "cannot read Q-network weights '" + path + "' (no such regular file, or larger than 64 MiB)");
     return std::nullopt;
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  int file = sm.addFile(path, ss.str());
+  int file = sm.addFile(path, std::move(text));
   std::optional<QNetwork> q = QNetwork::parse(file, sm, diags);
   if (q && (q->widths().front() != kStateSize || q->widths().back() != kNumActions)) {
     diags.error(SourceLoc{file, 2, 1}, "the Q-network must map " + std::to_string(kStateSize) + " inputs to " +

@@ -1,7 +1,10 @@
 #include "scheduler/construct/ETIR.h"
 
+#include "ir/IntArith.h"
+
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 namespace tk::construct {
@@ -93,14 +96,18 @@ std::vector<int64_t> Space::steps(size_t l, int d, int64_t parent) const {
   int64_t base = 1;
   if (!isRegisterLevel(l) && d == nest_.vectorDim())
     base = std::max<int64_t>(1, hw_.levels[l].transaction / nest_.elemBytes);
-  for (int64_t s = std::min(base, parent); s <= parent; s *= 2) {
-    out.push_back(s);
-    if (isRegisterLevel(l) && s >= 64) break;
+  // Doubling is checked: an explicit reduction range such as
+  // `sum(k < 9223372036854775807)` makes `parent` 2^63 - 1, and s wrapped to
+  // 0 and doubled forever.
+  for (std::optional<int64_t> s = std::min(base, parent); s && *s <= parent; s = ir::checkedMul(*s, 2)) {
+    out.push_back(*s);
+    if (isRegisterLevel(l) && *s >= 64) break;
   }
   if (!isRegisterLevel(l) && out.back() != parent) out.push_back(parent);
   std::vector<int64_t> kept;
-  for (int64_t s : out)
-    if (kept.empty() || static_cast<double>((n + s - 1) / s * s) <= static_cast<double>(n) * (1 + th_))
+  for (int64_t s : out) // n rounded up to a multiple of s, in double: n + s - 1 can overflow
+    if (kept.empty() || static_cast<double>(n / s + (n % s != 0)) * static_cast<double>(s) <=
+                            static_cast<double>(n) * (1 + th_))
       kept.push_back(s);
   return kept;
 }
@@ -151,7 +158,10 @@ int64_t Space::gpuThreads(const ETIR &s) const {
   size_t r = levels() - 1;
   int64_t t = 1;
   for (size_t d = 0; d < nest_.dims.size(); ++d)
-    if (!nest_.dims[d].reduction) t *= (s.tile[r - 1][d] + s.tile[r][d] - 1) / s.tile[r][d];
+    if (!nest_.dims[d].reduction) { // saturates: too many threads either way
+      int64_t a = s.tile[r - 1][d], b = s.tile[r][d];
+      t = ir::checkedMul(t, a / b + (a % b != 0)).value_or(std::numeric_limits<int64_t>::max());
+    }
   return t;
 }
 

@@ -19,10 +19,21 @@ bool mentionsHole(const Expr &e, int id) {
 }
 
 // The nest dimension indexed by tensor dimension `t` of an access to
-// `tensor`: the only loop dimension with a non-zero coefficient there.
-int nestDimOf(const LoopNest &nest, const std::string &tensor, size_t t) {
+// `tensor`: the only loop dimension with a non-zero coefficient there; for
+// a tensor the nest does not access, the first dimension of its extent.
+int nestDimOf(const LoopNest &nest, const Op &op, const TensorPtr &tensor, size_t t,
+              const std::map<std::string, int64_t> &shapes) {
+  bool accessed = std::any_of(nest.accesses.begin(), nest.accesses.end(),
+                              [&](const Access &a) { return a.tensor == tensor->name; });
+  if (!accessed) {
+    if (t >= tensor->shape.size()) return -1;
+    int64_t extent = evalExtent(op, tensor->shape[t], shapes);
+    for (size_t d = 0; d < nest.dims.size(); ++d)
+      if (nest.dims[d].extent == extent) return static_cast<int>(d);
+    return -1;
+  }
   for (const Access &a : nest.accesses) {
-    if (a.tensor != tensor || t >= a.coef.size()) continue;
+    if (a.tensor != tensor->name || t >= a.coef.size()) continue;
     int found = -1, count = 0;
     for (size_t d = 0; d < a.coef[t].size(); ++d)
       if (a.coef[t][d] != 0) found = static_cast<int>(d), ++count;
@@ -33,7 +44,8 @@ int nestDimOf(const LoopNest &nest, const std::string &tensor, size_t t) {
 
 } // namespace
 
-std::optional<HoleRole> holeRole(const Kernel &k, const LoopNest &nest, const HardwareDesc &hw, int holeId) {
+std::optional<HoleRole> holeRole(const Kernel &k, const LoopNest &nest, const HardwareDesc &hw, int holeId,
+                                 const std::map<std::string, int64_t> &shapes) {
   std::map<std::string, Expr> extentOf; // kernel loop variable -> extent
   bool inRegister = false;
   visitMStmt(k.body, [&](const MStmt &s) {
@@ -56,7 +68,7 @@ std::optional<HoleRole> holeRole(const Kernel &k, const LoopNest &nest, const Ha
           auto it = extentOf.find(atom->name);
           uses = it != extentOf.end() && mentionsHole(it->second, holeId);
         }
-        if (uses && (dim = nestDimOf(nest, t->name, i)) >= 0) break;
+        if (uses && (dim = nestDimOf(nest, *k.op, t, i, shapes)) >= 0) break;
       }
     }
   };
@@ -92,7 +104,7 @@ KernelPtr fillHolesByConstruction(const Kernel &k, const ConstructOptions &opts,
   for (size_t i = 0; i < k.holes.size(); ++i) {
     const Hole &h = k.holes[i];
     if (h.value) continue;
-    auto role = holeRole(k, nest, opts.hw, h.id);
+    auto role = holeRole(k, nest, opts.hw, h.id, opts.shapes);
     if (!role) {
       diags.error(h.loc, "the construction optimizer cannot tell which loop dimension hole ?" + std::to_string(h.id) +
                              " tiles (it is not used in an index or loop extent of an op tensor access); write a value");

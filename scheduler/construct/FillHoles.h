@@ -24,12 +24,17 @@ struct ConstructOptions {
 // tiles: found from how the kernel uses it — as a coefficient or a loop
 // extent in an index of an op tensor (`C[bi*T + i, ..]`, `repeat(T, ..)`),
 // at the register level when a `register` local's shape mentions it, else
-// at the level spread over the units. nullopt when the uses say nothing.
+// at the level spread over the units. A tensor the analysed statement does
+// not access (another statement's output) maps through its dimension's
+// extent at `shapes` to the first nest dimension of that extent: the hole
+// then only picks a tile size, and any candidate is correct. nullopt when
+// the uses say nothing.
 struct HoleRole {
   int dim = -1;
   size_t level = 0;
 };
-std::optional<HoleRole> holeRole(const ir::Kernel &k, const LoopNest &nest, const HardwareDesc &hw, int holeId);
+std::optional<HoleRole> holeRole(const ir::Kernel &k, const LoopNest &nest, const HardwareDesc &hw, int holeId,
+                                 const std::map<std::string, int64_t> &shapes);
 
 // Takes a verified kernel; returns a copy whose valueless holes carry the
 // values the optimizer chose: it constructs a tiling for the op's nest

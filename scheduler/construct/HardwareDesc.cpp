@@ -1,5 +1,7 @@
 #include "scheduler/construct/HardwareDesc.h"
 
+#include "ir/IntArith.h"
+
 #include <cmath>
 #include <functional>
 #include <map>
@@ -37,7 +39,7 @@ std::optional<int64_t> parseSize(const std::string &v) {
   std::string suffix = v.substr(pos);
   int64_t mult = suffix.empty() ? 1 : suffix == "K" ? 1 << 10 : suffix == "M" ? 1 << 20 : suffix == "G" ? 1LL << 30 : 0;
   if (mult == 0 || n < 0) return std::nullopt;
-  return n * mult;
+  return ir::checkedMul(n, mult); // 9999999999G does not fit int64: refused, not wrapped
 }
 
 std::optional<double> parseNumber(const std::string &v) {

@@ -1,7 +1,10 @@
 #include "scheduler/construct/Roofline.h"
 
+#include "ir/IntArith.h"
+
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace tk::construct {
 
@@ -20,11 +23,15 @@ Estimate estimate(const Space &space, const ETIR &s) {
   double padding = 1;
   for (size_t d = 0; d < nest.dims.size(); ++d) {
     double n = static_cast<double>(nest.dims[d].extent);
-    if (!nest.dims[d].reduction) par *= (nest.dims[d].extent + s.tile[pu][d] - 1) / s.tile[pu][d];
+    // Checked: 2^40 x 2^40 tiles (two --shape-hint maxima) wrapped to 0
+    // waves and a NaN estimate. Saturated, the units are all busy anyway.
+    int64_t ext = nest.dims[d].extent, tile = s.tile[pu][d];
+    if (!nest.dims[d].reduction)
+      par = ir::checkedMul(par, ext / tile + (ext % tile != 0)).value_or(std::numeric_limits<int64_t>::max());
     for (size_t l : {pu, reg}) padding *= std::ceil(n / s.tile[l][d]) * s.tile[l][d] / n;
   }
   e.parallelTiles = par;
-  int64_t waves = (par + hw.units - 1) / hw.units;
+  int64_t waves = par / hw.units + (par % hw.units != 0);
   double busyUnits = static_cast<double>(par) / waves; // average units busy per wave
   // Independent accumulators in the register tile hide FMA latency: 8
   // vectors on a CPU (2 pipes x 4 cycles), 8 outputs per GPU thread.

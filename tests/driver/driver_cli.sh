@@ -169,6 +169,71 @@ rank_measure)
   grep -q 'needs a GPU run' err.txt || fail "cuda --rank=measure message"
   expect_rc 2 "$TKC" mm.tk --rank=model
   ;;
+special_outputs)
+  # -o naming a device, FIFO or directory: written in place (never renamed
+  # over, never read), or an error; a private device node, never the real one.
+  if mknod devnull c 1 3 2>/dev/null; then
+    expect_rc 0 "$TKC" add.tk -I inc -o devnull
+    [ -c devnull ] || fail "-o onto a character device replaced it"
+    ls devnull.tmp.* >/dev/null 2>&1 && fail "temporary file left behind"
+    expect_rc 0 "$TKC" add.tk -I inc -o devnull -MD -MF devnull
+    [ -c devnull ] || fail "depfile onto a character device replaced it"
+  fi
+  if mknod devzero c 1 5 2>/dev/null; then
+    # The unchanged-output comparison must not read an endless device.
+    expect_rc 0 timeout 20 "$TKC" add.tk -I inc -o devzero
+    [ -c devzero ] || fail "-o onto /dev/zero-like node replaced it"
+  fi
+  mkfifo fifo
+  cat fifo > fifo.out & reader=$!
+  expect_rc 0 timeout 20 "$TKC" add.tk -I inc --emit=llvm -o fifo
+  wait $reader
+  [ -p fifo ] || fail "-o onto a FIFO replaced it"
+  grep -q 'define i32 @add' fifo.out || fail "nothing written through the FIFO"
+  expect_rc 1 timeout 20 "$TKC" add.tk -I inc -o fifo
+  grep -q "cannot write 'fifo'" err.txt || fail "FIFO without reader: $(cat err.txt)"
+  mkdir outdir
+  expect_rc 1 "$TKC" add.tk -I inc -o outdir
+  grep -q "is a directory" err.txt || fail "directory output message"
+  ;;
+bounded_inputs)
+  # Inputs that are not regular files, or are huge, are refused without
+  # reading them to the end.
+  mkfifo hwfifo
+  head -c $((65 << 20)) /dev/zero > huge.hw
+  for hw in /dev/zero "$PWD/hwfifo" "$PWD/huge.hw"; do
+    expect_rc 1 timeout 20 "$TKC" add.tk -I inc --hw="$hw" -o x.o
+    grep -q "cannot read hardware description" err.txt || fail "--hw=$hw: $(cat err.txt)"
+  done
+  for tr in /dev/zero hwfifo huge.hw; do
+    expect_rc 2 timeout 20 "$TKC" add.tk -I inc --tuning-records="$tr" -o x.o
+    grep -q "cannot read tuning records" err.txt || fail "--tuning-records=$tr: $(cat err.txt)"
+  done
+  expect_rc 2 timeout 20 "$TKC" @/dev/zero add.tk
+  grep -q "cannot read response file" err.txt || fail "@/dev/zero: $(cat err.txt)"
+  ;;
+shape_hint_bounds)
+  printf 'op mm(A: f32[M, K], B: f32[K, N]) -> C: f32[M, N] {\n  C[i, j] = sum(k) A[i, k] * B[k, j];\n}\n' > mm.tk
+  expect_rc 0 timeout 60 "$TKC" mm.tk --shape-hint=K=1099511627776 -o mm.o
+  for bad in K=1099511627777 K=4611686018427387904 K=99999999999999999999 K=0 K=-3 K= =5 K; do
+    expect_rc 2 timeout 20 "$TKC" mm.tk --shape-hint=$bad -o mm.o
+    grep -q "invalid value .* for --shape-hint (expected SYMBOL=N with 1 <= N <= 1099511627776)" err.txt \
+      || fail "--shape-hint=$bad: $(cat err.txt)"
+  done
+  ;;
+input_limits)
+  # Memory bounds (docs/language.md §9): declarations and tokens per file.
+  python3 -c "
+for i in range(10001): print(f'op f{i}(X: f32[N]) -> Y: f32[N] {{ Y[i] = X[i] + 1.0; }}')" > many.tk
+  expect_rc 1 timeout 60 "$TKC" --emit=tensor many.tk
+  grep -q '^many.tk:10001:1: error: more than 10000 declarations in one file' err.txt || fail "decl cap: $(head -3 err.txt)"
+  python3 -c "
+print('op f(X: f32[N]) -> Y: f32[N] {')
+for i in range(100000): print('  Y[i] = X[i] + 1.0;')
+print('}')" > tokens.tk
+  expect_rc 1 timeout 60 "$TKC" --emit=tensor tokens.tk
+  grep -q '^tokens.tk:.*: error: file too large: more than 1000000 tokens' err.txt || fail "token cap: $(head -3 err.txt)"
+  ;;
 *) fail "unknown case" ;;
 esac
 echo "ok: $CASE"

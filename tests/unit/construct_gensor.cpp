@@ -247,7 +247,7 @@ TEST_CASE("construct: holes take candidates and satisfy require") {
   co.hw = target("zen5-2c");
   co.shapes = {{"M", 512}, {"N", 512}, {"K", 512}};
   LoopNest nest = buildLoopNest(*k.op, co.shapes);
-  auto roleT = holeRole(k, nest, co.hw, 0), roleU = holeRole(k, nest, co.hw, 1);
+  auto roleT = holeRole(k, nest, co.hw, 0, co.shapes), roleU = holeRole(k, nest, co.hw, 1, co.shapes);
   REQUIRE(roleT);
   REQUIRE(roleU);
   CHECK(nest.dims[roleT->dim].name == "i");

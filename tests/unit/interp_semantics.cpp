@@ -4,8 +4,11 @@
 
 #include "ir/Diagnostics.h"
 #include "ir/Interpreter.h"
+#include "ir/InterpreterValue.h"
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <stdexcept>
 
 using namespace tk::ir;
@@ -142,7 +145,7 @@ TEST_CASE("interp: integer division and modulo round toward negative infinity") 
 
 TEST_CASE("interp: casts truncate, wrap and round to the target precision") {
   Op toI32 = unaryOp(ScalarType::I32, [](Expr x) { return cast(ScalarType::I32, x); });
-  CHECK(runUnary(toI32, {2.9, -2.9, 0.5}) == std::vector<double>{2, -2, 0});
+  CHECK(runUnary(toI32, {2.9, -2.9, 0.5, -0.0}) == std::vector<double>{2, -2, 0, 0});
   Op toI8 = unaryOp(ScalarType::I8, [](Expr x) { return cast(ScalarType::I8, x); }, ScalarType::I64);
   CHECK(runUnary(toI8, {300, -129}) == std::vector<double>{44, 127});
   // f16: 11 significant bits; 2049 is a tie between 2048 and 2050 -> even.
@@ -255,4 +258,189 @@ TEST_CASE("interp: roundToType and unitRoundoff") {
   CHECK(roundToType(2, ScalarType::Bool) == 1);
   CHECK(unitRoundoff(ScalarType::F32) == std::ldexp(1.0, -24));
   CHECK(unitRoundoff(ScalarType::I32) == 0);
+}
+
+// ---- conversions as docs/abi.md ("Types") documents them -----------------
+// Each case states the documented result; the compiled code agrees
+// (tests/e2e/conversions.tk).
+
+namespace {
+
+const double kInf = std::numeric_limits<double>::infinity();
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// A cast of an X of type `from` to `to` (Y = to(X[i])).
+std::vector<double> castAll(ScalarType from, ScalarType to, std::vector<double> x) {
+  return runUnary(unaryOp(to, [to](Expr v) { return cast(to, v); }, from), std::move(x));
+}
+
+// A cast of an exact integer value (an i64 literal), so inputs beyond 2^53
+// are not rounded on the way in.
+double castInt(int64_t v, ScalarType to) {
+  Op op = unaryOp(to, [&](Expr) { return cast(to, intImm(v)); });
+  return runUnary(op, {0})[0];
+}
+
+bool sameBits(double a, double b) {
+  return std::isnan(a) ? std::isnan(b) : a == b && std::signbit(a) == std::signbit(b);
+}
+
+} // namespace
+
+TEST_CASE("interp conversions: float -> integer truncates and saturates, NaN is 0") {
+  // The case: i8(-732.5) saturates to -128 (it used to wrap to 36).
+  CHECK(castAll(ScalarType::F32, ScalarType::I8, {-732.5, 732.5, 127.9, -128.9, 126.5, -0.0, kNaN, kInf, -kInf}) ==
+        std::vector<double>{-128, 127, 127, -128, 126, 0, 0, 127, -128});
+  CHECK(castAll(ScalarType::F64, ScalarType::I32, {3e9, -3e9, 2147483647.9, -2147483648.9, kNaN, kInf, -kInf}) ==
+        std::vector<double>{INT32_MAX, INT32_MIN, INT32_MAX, INT32_MIN, 0, INT32_MAX, INT32_MIN});
+  std::vector<double> i64 = castAll(ScalarType::F64, ScalarType::I64, {1e19, -1e19, 0x1p63, -0x1p63, kNaN, -2.5});
+  CHECK(i64[0] == static_cast<double>(INT64_MAX)); // (as a double, 2^63)
+  CHECK(i64[1] == -0x1p63);
+  CHECK(i64[3] == -0x1p63);
+  CHECK(i64[4] == 0);
+  CHECK(i64[5] == -2);
+  // Each narrower source type converts the same way.
+  CHECK(castAll(ScalarType::F16, ScalarType::I8, {-300, 65504, kInf}) == std::vector<double>{-128, 127, 127});
+  CHECK(castAll(ScalarType::BF16, ScalarType::I32, {1e30, -1e30, -1.5}) ==
+        std::vector<double>{INT32_MAX, INT32_MIN, -1});
+  CHECK(roundToType(-732.5, ScalarType::I8) == -128);
+  CHECK(roundToType(kNaN, ScalarType::I32) == 0);
+}
+
+TEST_CASE("interp conversions: to bool compares with zero, NaN is true") {
+  CHECK(castAll(ScalarType::F32, ScalarType::Bool, {0.25, -0.0, 0.0, kNaN, -kInf, 1e-45}) ==
+        std::vector<double>{1, 0, 0, 1, 1, 1});
+  CHECK(castAll(ScalarType::I32, ScalarType::Bool, {0, -1, 256}) == std::vector<double>{0, 1, 1});
+  CHECK(castAll(ScalarType::I8, ScalarType::Bool, {-128, 0}) == std::vector<double>{1, 0});
+  // bool -> numbers: 0 / 1.
+  CHECK(castAll(ScalarType::Bool, ScalarType::F16, {1, 0}) == std::vector<double>{1, 0});
+  CHECK(castAll(ScalarType::Bool, ScalarType::I8, {1, 0}) == std::vector<double>{1, 0});
+  CHECK(roundToType(kNaN, ScalarType::Bool) == 1);
+}
+
+TEST_CASE("interp conversions: integer -> narrower integer wraps, wider is exact") {
+  CHECK(castAll(ScalarType::I64, ScalarType::I8, {300, -129, 128, -128, 255}) ==
+        std::vector<double>{44, 127, -128, -128, -1});
+  CHECK(castAll(ScalarType::I64, ScalarType::I32, {0x1p32 + 5, 0x1p31, -0x1p31 - 1}) ==
+        std::vector<double>{5, INT32_MIN, INT32_MAX});
+  CHECK(castAll(ScalarType::I32, ScalarType::I8, {200}) == std::vector<double>{-56});
+  CHECK(castAll(ScalarType::I8, ScalarType::I64, {-128}) == std::vector<double>{-128});
+  CHECK(castInt(INT64_MIN, ScalarType::I32) == 0);
+  CHECK(castInt(INT64_MAX, ScalarType::I8) == -1);
+}
+
+TEST_CASE("interp conversions: integer -> float rounds once to nearest even") {
+  // 2^53 + 1 is a tie in f64 (-> 2^53); 2^24 + 1 a tie in f32 (-> 2^24).
+  CHECK(castInt((int64_t(1) << 53) + 1, ScalarType::F64) == 0x1p53);
+  CHECK(castInt((int64_t(1) << 24) + 1, ScalarType::F32) == 0x1p24);
+  CHECK(castInt((int64_t(1) << 24) + 3, ScalarType::F32) == 0x1p24 + 4);
+  // 2^60 + 2^36 + 1 is just above the f32 tie 2^60 + 2^36: one rounding
+  // gives 2^60 + 2^37; going through f64 would drop the 1 and round the
+  // tie to even, 2^60.
+  CHECK(castInt((int64_t(1) << 60) + (int64_t(1) << 36) + 1, ScalarType::F32) == 0x1p60 + 0x1p37);
+  CHECK(castInt(INT64_MIN, ScalarType::F32) == -0x1p63);
+  CHECK(castInt(INT64_MAX, ScalarType::F32) == 0x1p63);
+  // f16: 2049 is a tie (-> 2048), past 65519 inf; bf16 through f32.
+  CHECK(castAll(ScalarType::I32, ScalarType::F16, {2049, 2051, 65519, 65520, -70000}) ==
+        std::vector<double>{2048, 2052, 65504, kInf, -kInf});
+  CHECK(castAll(ScalarType::I32, ScalarType::BF16, {257, 259, -32896, -32897}) ==
+        std::vector<double>{256, 260, -32768, -33024});
+  // i64 -> bf16 rounds to f32 first: 2^32 + 2^24 + 1 becomes the f32
+  // 2^32 + 2^24, a bf16 tie that rounds to even (2^32); one rounding
+  // would give 2^32 + 2^25.
+  CHECK(castInt((int64_t(1) << 32) + (int64_t(1) << 24) + 1, ScalarType::BF16) == 0x1p32);
+}
+
+TEST_CASE("interp conversions: float -> narrower float, halfway cases, inf, NaN, -0.0") {
+  // f32: 1 + 2^-24 is a tie between 1 and 1 + 2^-23 (-> 1, even); 1 + 3*2^-24 -> 1 + 2^-22.
+  CHECK(castAll(ScalarType::F64, ScalarType::F32, {1 + 0x1p-24, 1 + 3 * 0x1p-24, 1e39, -1e39, 0x1p-149, 0x1p-150}) ==
+        std::vector<double>{1, 1 + 0x1p-22, kInf, -kInf, 0x1p-149, 0});
+  // f16 from f32: ties to even at 1 + 2^-11 (-> 1) and 1 + 3*2^-11 (-> 1 + 2^-9);
+  // 65519.99 -> 65504, 65520 -> inf; subnormals down to 2^-24, 2^-25 a tie -> 0.
+  CHECK(castAll(ScalarType::F32, ScalarType::F16,
+                {1 + 0x1p-11, 1 + 3 * 0x1p-11, 65519.99, 65520, -65520, 0x1p-24, 0x1p-25, 3 * 0x1p-25}) ==
+        std::vector<double>{1, 1 + 0x1p-9, 65504, kInf, -kInf, 0x1p-24, 0, 0x1p-23});
+  // bf16 from f32: ties at 1 + 2^-8 (-> 1) and 1 + 3*2^-8 (-> 1 + 2^-6);
+  // the largest f32 rounds up to inf; 2^-133 is the smallest subnormal.
+  CHECK(castAll(ScalarType::F32, ScalarType::BF16,
+                {1 + 0x1p-8, 1 + 3 * 0x1p-8, 3.4028234663852886e38, 0x1p-133, 0x1p-134}) ==
+        std::vector<double>{1, 1 + 0x1p-6, kInf, 0x1p-133, 0});
+  // f64 -> f16 / bf16 go through f32: 1 + 2^-11 + 2^-40 becomes the f32 tie
+  // 1 + 2^-11, which rounds to even (1), not up (1 + 2^-10).
+  CHECK(castAll(ScalarType::F64, ScalarType::F16, {1 + 0x1p-11 + 0x1p-40})[0] == 1);
+  CHECK(castAll(ScalarType::F64, ScalarType::BF16, {1 + 0x1p-8 + 0x1p-40})[0] == 1);
+  // Between the 16-bit types (through f32, exact on the way).
+  CHECK(castAll(ScalarType::BF16, ScalarType::F16, {1e5, 3.0, 0x1p-30}) == std::vector<double>{kInf, 3, 0});
+  CHECK(castAll(ScalarType::F16, ScalarType::BF16, {65504, 1 + 0x1p-10}) == std::vector<double>{65536, 1});
+  // inf, NaN and the sign of zero survive every float conversion.
+  for (ScalarType from : {ScalarType::F64, ScalarType::F32, ScalarType::F16, ScalarType::BF16})
+    for (ScalarType to : {ScalarType::F64, ScalarType::F32, ScalarType::F16, ScalarType::BF16}) {
+      CAPTURE(scalarTypeName(from));
+      CAPTURE(scalarTypeName(to));
+      std::vector<double> y = castAll(from, to, {kInf, -kInf, kNaN, -0.0, 0.0});
+      CHECK(sameBits(y[0], kInf));
+      CHECK(sameBits(y[1], -kInf));
+      CHECK(std::isnan(y[2]));
+      CHECK(sameBits(y[3], -0.0));
+      CHECK(sameBits(y[4], 0.0));
+    }
+}
+
+TEST_CASE("interp: integer arithmetic wraps at the type's width") {
+  auto op = [](ScalarType t, BinOp o, int64_t c) {
+    return unaryOp(t, [=](Expr x) { return binary(o, x, intImm(c, t)); }, t);
+  };
+  CHECK(runUnary(op(ScalarType::I8, BinOp::Add, 100), {100, -128}) == std::vector<double>{-56, -28});
+  CHECK(runUnary(op(ScalarType::I8, BinOp::Mul, 2), {-128, 64}) == std::vector<double>{0, -128});
+  CHECK(runUnary(op(ScalarType::I32, BinOp::Sub, 1), {INT32_MIN}) == std::vector<double>{INT32_MAX});
+  // i64: wraps (an int64_t overflow in the interpreter would be undefined).
+  Op add64 = unaryOp(ScalarType::I64, [](Expr) { return binary(BinOp::Add, intImm(INT64_MAX), intImm(1)); });
+  CHECK(runUnary(add64, {0})[0] == -0x1p63);
+  Op neg64 = unaryOp(ScalarType::I64, [](Expr) { return unary(UnOp::Neg, intImm(INT64_MIN)); });
+  CHECK(runUnary(neg64, {0})[0] == -0x1p63);
+  // abs of the minimum wraps to itself (llvm.abs without poison).
+  Op abs8 = unaryOp(ScalarType::I8, [](Expr x) { return call(MathFn::Abs, x); }, ScalarType::I8);
+  CHECK(runUnary(abs8, {-128, -5, 7}) == std::vector<double>{-128, 5, 7});
+}
+
+TEST_CASE("interp: integer /, % and cdiv for every sign, and their undefined cases") {
+  auto f = [](BinOp o, ScalarType t, int64_t divisor) {
+    return unaryOp(t, [=](Expr x) { return binary(o, x, intImm(divisor, t)); }, t);
+  };
+  // Floor division, floor modulo (the sign of the divisor), ceiling division.
+  CHECK(runUnary(f(BinOp::Div, ScalarType::I32, -3), {-7, 7, -6, 0}) == std::vector<double>{2, -3, 2, 0});
+  CHECK(runUnary(f(BinOp::Mod, ScalarType::I32, -3), {-7, 7, -6, 0}) == std::vector<double>{-1, -2, 0, 0});
+  CHECK(runUnary(f(BinOp::CDiv, ScalarType::I32, -3), {-7, 7, -6, 0}) == std::vector<double>{3, -2, 2, 0});
+  CHECK(runUnary(f(BinOp::CDiv, ScalarType::I32, 3), {-7, 7, 1, -1}) == std::vector<double>{-2, 3, 1, 0});
+  CHECK(runUnary(f(BinOp::Mod, ScalarType::I8, 5), {-128, 127}) == std::vector<double>{2, 2});
+  // a == (a / b) * b + a % b everywhere.
+  for (int64_t b : {-7, -2, -1, 1, 3, 8})
+    for (int64_t a = -20; a <= 20; ++a) {
+      int64_t q = tk::ir::interp::floorDivInt(a, b), r = tk::ir::interp::floorModInt(a, b);
+      CHECK(q * b + r == a);
+      CHECK((r == 0 || (r < 0) == (b < 0)));
+      CHECK(tk::ir::interp::ceilDivInt(a, b) == -tk::ir::interp::floorDivInt(-a, b));
+    }
+  // Extremes that do not overflow.
+  CHECK(tk::ir::interp::ceilDivInt(INT64_MIN, 2) == INT64_MIN / 2);
+  CHECK(tk::ir::interp::floorModInt(INT64_MIN, 7) == 6);
+  CHECK(tk::ir::interp::floorDivInt(INT64_MAX, -1) == -INT64_MAX);
+  // Undefined in the compiled code (sdiv): division by zero and the type's
+  // minimum divided by -1, for /, % and cdiv, throw instead of crashing.
+  for (BinOp o : {BinOp::Div, BinOp::Mod, BinOp::CDiv}) {
+    CHECK_THROWS_AS(runUnary(f(o, ScalarType::I64, 0), {5}), std::domain_error);
+    CHECK_THROWS_AS(runUnary(f(o, ScalarType::I8, -1), {-128}), std::domain_error);
+    CHECK_THROWS_AS(runUnary(f(o, ScalarType::I32, -1), {INT32_MIN}), std::domain_error);
+    Op min64 = unaryOp(ScalarType::I64, [o](Expr) { return binary(o, intImm(INT64_MIN), intImm(-1)); });
+    CHECK_THROWS_AS(runUnary(min64, {0}), std::domain_error);
+  }
+  CHECK(runUnary(f(BinOp::Div, ScalarType::I8, -1), {-127, 127}) == std::vector<double>{127, -127});
+}
+
+TEST_CASE("interp: float min / max let a NaN operand lose, like minnum / maxnum") {
+  Op mx = unaryOp(ScalarType::F32, [](Expr x) { return binary(BinOp::Max, x, floatImm(1)); });
+  std::vector<double> y = runUnary(mx, {kNaN, 3, -kInf});
+  CHECK(y == std::vector<double>{1, 3, 1});
+  Op mn = unaryOp(ScalarType::F32, [](Expr x) { return binary(BinOp::Min, floatImm(1), x); });
+  CHECK(runUnary(mn, {kNaN, -3})[0] == 1);
 }

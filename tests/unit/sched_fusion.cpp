@@ -121,6 +121,48 @@ op f(A: f32[M, K], B: f32[K, N], V: f32[T]) -> O: f32[M, N, T] {
   CHECK(k->body->stmts.size() == 3); // alloc mm, two launches
 }
 
+TEST_CASE("fusion: a prologue whose inputs are re-assigned before the anchor is refused (issue 19)") {
+  // Inlined into Y, t would read u's second value.
+  OpPtr op = opFrom(R"(
+op f(X: f32[N]) -> Y: f32[N] {
+  u[i] = X[i];
+  t[i] = u[i] * 2.0;
+  u[i] = X[i] + 1.0;
+  Y[i] = (sum(k) t[k]) + u[i];
+})");
+  std::string why;
+  CHECK_FALSE(prologueApplies(*op, stateFor(*op, 3), 1, &why));
+  CHECK(why == "it reads 'u', which the statement at line 5:3 assigns before the anchor runs");
+  KernelPtr k;
+  fuse(op, TargetFamily::Cpu, &k);
+  CHECK(storesTo(k, "t") == 1);
+  // A prologue reading only inputs still fuses across an unrelated statement.
+  OpPtr ok = opFrom(R"(
+op f(X: f32[N]) -> (Y: f32[N], Z: f32[N]) {
+  t[i] = X[i] * 2.0;
+  Z[i] = X[i] + 1.0;
+  Y[i] = (sum(k) t[k]) + Z[i];
+})");
+  CHECK(prologueApplies(*ok, stateFor(*ok, 2), 0, &why));
+}
+
+TEST_CASE("fusion: an epilogue writing a tensor the anchor reads is refused (issue 19)") {
+  // Applied at mm's store, E[i] would change while other rows read E[k].
+  OpPtr op = opFrom(R"(
+op f(X: f32[N]) -> E: f32[N] {
+  E[i] = X[i];
+  mm[i] = sum(k) E[k] * X[i];
+  E[i] = mm[i] + 1.0;
+})");
+  std::string why;
+  CHECK_FALSE(epilogueApplies(*op, stateFor(*op, 1), 2, &why));
+  CHECK(why == "'E' is read by the statement at line 4:3, which would see the values this statement stores while it runs");
+  KernelPtr k;
+  fuse(op, TargetFamily::Cpu, &k);
+  CHECK(storesTo(k, "mm") == 1);
+  CHECK(storesTo(k, "E") == 2);
+}
+
 TEST_CASE("fusion: ops with several reductions are left alone") {
   OpPtr two = opFrom(R"(
 op f(X: f32[M, N]) -> Y: f32[M] {

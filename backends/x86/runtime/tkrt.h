@@ -44,6 +44,16 @@ void *tkrt_alloc(int64_t bytes);
 void tkrt_free(void *ptr);
 void tkrt_release_memory(void);
 
+/* `tkc --check-mappings` (docs/driver.md): `writes` holds 2 x n int64s for
+ * the n elements of output `tensor` (row-major, `rank` extents in `shape`):
+ * first, per element, 0 when no store wrote it (else phase << 32 | worker
+ * + 2); then, per element, 0 unless two workers of one parallel loop both
+ * stored it (then the second one + 2). Lists such elements on stderr (at
+ * most 10, then a count) and returns TKRT_STATUS_MAPPING_CHECK_FAILED, or
+ * 0 when there are none. */
+#define TKRT_STATUS_MAPPING_CHECK_FAILED 8
+int32_t tkrt_check_writes(const char *tensor, int64_t rank, const int64_t *shape, const int64_t *writes);
+
 #ifdef __cplusplus
 }
 #endif
