@@ -1,6 +1,7 @@
 #include "frontend/SemaIntrinsic.h"
 
 #include "frontend/SemaExpr.h"
+#include "ir/IntArith.h"
 
 #include <algorithm>
 #include <optional>
@@ -203,13 +204,15 @@ public:
     return v;
   }
 
-  // cp.async copies 4, 8 or 16 bytes.
+  // cp.async copies 4, 8 or 16 bytes. The product is checked: 2^62 + 1 f32
+  // elements wrapped to 4 bytes, and the backend unrolled a copy of 2^62 + 1.
   bool checkCopySize(const ast::Stmt &s, const ir::MStmt &m) {
-    int64_t n = m.operands[2]->intValue, bytes = n * ir::scalarTypeBytes(m.operands[0]->tensor->dtype);
+    int64_t n = m.operands[2]->intValue;
+    std::optional<int64_t> bytes = ir::checkedMul(n, ir::scalarTypeBytes(m.operands[0]->tensor->dtype));
     if (n > 0 && (bytes == 4 || bytes == 8 || bytes == 16)) return true;
     cx_.diags.error(s.indices[2]->loc, "'cp_async' copies 4, 8 or 16 bytes, but " + std::to_string(n) + " " +
                                            std::string(ir::scalarTypeName(m.operands[0]->tensor->dtype)) +
-                                           " elements are " + std::to_string(bytes));
+                                           " elements are " + (bytes ? std::to_string(*bytes) : "2^63 or more"));
     return false;
   }
 

@@ -171,53 +171,66 @@ Expr conjoin(Expr a, Expr b) {
   return binary(BinOp::And, std::move(a), std::move(b));
 }
 
-// Folds two integer constants when the result is exact (ir/IntArith.h);
-// null when either is not a constant or the fold would overflow or divide
-// by zero, so the node is built and the overflow left to the checks.
+// The smart constructors below fold only what keeps the node's value and
+// type: the result has the type `binary` would give (promote(a, b)), with a
+// cast where the kept operand is narrower (`0 + b` for an i8 b and an i64 0
+// is `i64(b)`, not b, which would go on computing in i8). The identities are
+// integer-only: for floats `x + 0` turns -0.0 into +0.0 and `x * 0` is NaN
+// for an infinite x.
+static Expr asType(Expr e, ScalarType t) { return e->type == t ? e : cast(t, std::move(e)); }
+
+// Folds two integer constants when the result is exact in the node's type
+// (ir/IntArith.h); null when either is not a constant or the fold would
+// overflow or divide by zero, so the node is built and the overflow left to
+// the checks.
 static Expr foldConstants(BinOp op, const Expr &a, const Expr &b) {
   int64_t x, y;
   if (!isConstInt(a, &x) || !isConstInt(b, &y)) return nullptr;
-  FoldResult r = foldIntBinary(op, x, y);
-  return r.ok() ? intImm(r.value) : nullptr;
+  ScalarType t = promote(a->type, b->type);
+  if (!isInteger(t)) return nullptr;
+  FoldResult r = foldIntBinary(op, x, y, t);
+  return r.ok() ? intImm(r.value, t) : nullptr;
+}
+
+// Whether e is the integer constant v in an integer-typed `a op b`.
+static bool isIdentity(const Expr &e, int64_t v, const Expr &a, const Expr &b) {
+  int64_t x;
+  return isInteger(promote(a->type, b->type)) && isConstInt(e, &x) && x == v;
 }
 
 Expr add(Expr a, Expr b) {
-  int64_t x, y;
   if (Expr c = foldConstants(BinOp::Add, a, b)) return c;
-  if (isConstInt(a, &x) && x == 0) return b;
-  if (isConstInt(b, &y) && y == 0) return a;
+  ScalarType t = promote(a->type, b->type);
+  if (isIdentity(a, 0, a, b)) return asType(b, t);
+  if (isIdentity(b, 0, a, b)) return asType(a, t);
   return binary(BinOp::Add, std::move(a), std::move(b));
 }
 Expr sub(Expr a, Expr b) {
-  int64_t y;
   if (Expr c = foldConstants(BinOp::Sub, a, b)) return c;
-  if (isConstInt(b, &y) && y == 0) return a;
+  if (isIdentity(b, 0, a, b)) return asType(a, promote(a->type, b->type));
   return binary(BinOp::Sub, std::move(a), std::move(b));
 }
 Expr mul(Expr a, Expr b) {
-  int64_t x, y;
   if (Expr c = foldConstants(BinOp::Mul, a, b)) return c;
-  if (isConstInt(a, &x) && x == 1) return b;
-  if (isConstInt(b, &y) && y == 1) return a;
-  if ((isConstInt(a, &x) && x == 0) || (isConstInt(b, &y) && y == 0)) return intImm(0);
+  ScalarType t = promote(a->type, b->type);
+  if (isIdentity(a, 1, a, b)) return asType(b, t);
+  if (isIdentity(b, 1, a, b)) return asType(a, t);
+  if (isIdentity(a, 0, a, b) || isIdentity(b, 0, a, b)) return intImm(0, t);
   return binary(BinOp::Mul, std::move(a), std::move(b));
 }
 Expr floorDiv(Expr a, Expr b) {
-  int64_t y;
   if (Expr c = foldConstants(BinOp::Div, a, b)) return c;
-  if (isConstInt(b, &y) && y == 1) return a;
+  if (isIdentity(b, 1, a, b)) return asType(a, promote(a->type, b->type));
   return binary(BinOp::Div, std::move(a), std::move(b));
 }
 Expr floorMod(Expr a, Expr b) {
-  int64_t y;
   if (Expr c = foldConstants(BinOp::Mod, a, b)) return c;
-  if (isConstInt(b, &y) && y == 1) return intImm(0);
+  if (isIdentity(b, 1, a, b)) return intImm(0, promote(a->type, b->type));
   return binary(BinOp::Mod, std::move(a), std::move(b));
 }
 Expr ceilDiv(Expr a, Expr b) {
-  int64_t y;
   if (Expr c = foldConstants(BinOp::CDiv, a, b)) return c;
-  if (isConstInt(b, &y) && y == 1) return a;
+  if (isIdentity(b, 1, a, b)) return asType(a, promote(a->type, b->type));
   return binary(BinOp::CDiv, std::move(a), std::move(b));
 }
 

@@ -22,9 +22,9 @@ static bool isIntExpr(const Expr &e) { return e && isInteger(e->type); }
 // at -128).
 static Expr asType(const Expr &e, ScalarType t) { return e->type == t ? e : cast(t, e); }
 
-// i8, i32 and bool arithmetic wraps at a width where the exact reasoning of
-// bounds and floor division does not hold; i64 index arithmetic is taken
-// not to overflow.
+// i8 and i32 arithmetic wraps at a width that real values reach, where the
+// exact reasoning of bounds and floor division does not hold; i64 index
+// arithmetic is taken not to overflow.
 static bool isNarrowInt(ScalarType t) { return isInteger(t) && t != ScalarType::I64; }
 
 // ---- linear forms ----
@@ -82,14 +82,17 @@ static bool atomLess(const Expr &a, const Expr &b) {
   return printExpr(a) < printExpr(b);
 }
 
-LinearForm linearize(const Expr &e) {
+// e as a linear form in type t (e itself one atom when e is of another type).
+static LinearForm linearizeAs(const Expr &e, ScalarType t) {
   LinearForm f;
-  if (!linearizeInto(e, 1, f, e->type)) return LinearForm{{{e, 1}}, 0};
+  if (!linearizeInto(e, 1, f, t)) return LinearForm{{{e, 1}}, 0};
   std::erase_if(f.terms, [](const auto &t) { return t.second == 0; });
   std::stable_sort(f.terms.begin(), f.terms.end(),
                    [](const auto &x, const auto &y) { return atomLess(x.first, y.first); });
   return f;
 }
+
+LinearForm linearize(const Expr &e) { return linearizeAs(e, e->type); }
 
 std::optional<VarTerm> splitOnVar(const Expr &e, const std::string &var) {
   LinearForm f = linearize(simplify(e));
@@ -223,7 +226,7 @@ struct Rules {
 
   // floor(lin / c) and lin mod c for a positive constant c.
   Expr divMod(const Expr &e, bool isDiv, int64_t c) {
-    LinearForm f = linearize(e->args[0]);
+    LinearForm f = linearizeAs(e->args[0], e->type);
     LinearForm q, r;
     for (const auto &[atom, coef] : f.terms) {
       if (coef % c == 0) q.terms.push_back({atom, coef / c});
@@ -261,10 +264,18 @@ struct Rules {
     return binary(BinOp::Div, x, intImm(c, t));
   }
 
+  // Bounds of a - b, exact. In a narrow type a and b must have known bounds
+  // themselves: `x + 1 > x` is false for the largest i32 x.
+  std::optional<Range> differenceBounds(const Expr &a, const Expr &b) {
+    Expr d = binary(BinOp::Sub, a, b);
+    if (isNarrowInt(d->type) && (!constBounds(a, bounds) || !constBounds(b, bounds))) return std::nullopt;
+    return linearBounds(linearize(d), bounds);
+  }
+
   Expr compare(const Expr &e) {
     const Expr &a = e->args[0], &b = e->args[1];
     if (!isIntExpr(a) || !isIntExpr(b)) return e;
-    auto d = linearBounds(linearize(binary(BinOp::Sub, a, b)), bounds);
+    auto d = differenceBounds(a, b);
     if (!d) return e;
     auto [lo, hi] = *d;
     switch (e->binOp) {
@@ -296,7 +307,7 @@ struct Rules {
       for (int i = 0; i < 2; ++i) {
         const Expr &s = e->args[i], &o = e->args[1 - i];
         if (s->kind != ExprKind::BoolImm) continue;
-        if (s->intValue == (andOp ? 1 : 0)) return o;  // true && x, false || x
+        if (s->intValue == (andOp ? 1 : 0)) return asType(o, e->type); // true && x, false || x
         return boolImm(!andOp);                          // false && x, true || x
       }
       return e;
@@ -310,25 +321,31 @@ struct Rules {
       if (cb && y > 0) {
         auto ab = constBounds(a, bounds);
         if (ab && ab->first >= 0 && ab->second < y) return intImm(0, e->type);
-        return y == 1 ? a : divMod(e, true, y);
+        if (y == 1) return asType(a, e->type);
+        return isNarrowInt(e->type) ? e : divMod(e, true, y);
       }
       if (ca && cb) return folded(e, x, y);
       return e;
     case BinOp::Mod:
-      if (cb && y > 0) return y == 1 ? intImm(0, e->type) : divMod(e, false, y);
+      if (cb && y > 0) {
+        if (y == 1) return intImm(0, e->type);
+        if (!isNarrowInt(e->type)) return divMod(e, false, y);
+        auto ab = constBounds(a, bounds);
+        return ab && ab->first >= 0 && ab->second < y ? asType(a, e->type) : e;
+      }
       if (ca && cb) return folded(e, x, y);
       return e;
     case BinOp::CDiv:
       if (ca && cb) return folded(e, x, y);
-      if (cb && y == 1) return a;
+      if (cb && y == 1) return asType(a, e->type);
       return e;
     case BinOp::Min:
     case BinOp::Max: {
-      if (sameExpr(a, b)) return a;
+      if (sameExpr(a, b)) return asType(a, e->type);
       bool isMin = e->binOp == BinOp::Min;
-      auto d = linearBounds(linearize(binary(BinOp::Sub, a, b)), bounds);
-      if (d && d->second <= 0) return isMin ? a : b; // a <= b
-      if (d && d->first >= 0) return isMin ? b : a;  // a >= b
+      auto d = differenceBounds(a, b);
+      if (d && d->second <= 0) return asType(isMin ? a : b, e->type); // a <= b
+      if (d && d->first >= 0) return asType(isMin ? b : a, e->type);  // a >= b
       return e;
     }
     default: return e;
@@ -341,13 +358,15 @@ struct Rules {
     case ExprKind::Unary: {
       const Expr &x = e->args[0];
       if (e->unOp == UnOp::Not && x->kind == ExprKind::BoolImm) return boolImm(!x->intValue);
-      if (e->unOp == UnOp::Not && x->kind == ExprKind::Unary && x->unOp == UnOp::Not) return x->args[0];
+      // !!x is x != 0, the cast to bool (x itself when it is a bool).
+      if (e->unOp == UnOp::Not && x->kind == ExprKind::Unary && x->unOp == UnOp::Not)
+        return asType(x->args[0], e->type);
       if (e->unOp == UnOp::Neg && isIntExpr(e)) return canonical(e);
       if (e->unOp == UnOp::Neg && x->kind == ExprKind::FloatImm) return floatImm(-x->floatValue, x->type);
       return e;
     }
     case ExprKind::Select:
-      if (e->args[0]->kind == ExprKind::BoolImm) return e->args[0]->intValue ? e->args[1] : e->args[2];
+      if (e->args[0]->kind == ExprKind::BoolImm) return asType(e->args[0]->intValue ? e->args[1] : e->args[2], e->type);
       return e;
     case ExprKind::Cast: {
       int64_t v;

@@ -1,6 +1,7 @@
 #include "scheduler/CheckHoles.h"
 
 #include "ir/IRRewrite.h"
+#include "ir/IntArith.h"
 #include "ir/Simplify.h"
 #include "ir/TensorSize.h"
 
@@ -28,6 +29,31 @@ static bool mentionsHole(const Expr &e) {
   return found;
 }
 
+// Sema multiplied each mapping's constant extents with the holes unknown;
+// filled, spatial(T, T, T) with T = 2^40 has 2^120 workers, a count the
+// generated code wrapped to 0 (nothing ran, status 0). Reports a task
+// dimension or worker count of `s` whose constant product overflows int64.
+static void checkMappingProducts(const MStmt &s, const std::string &holes, DiagEngine &diags) {
+  const TaskMapping &m = s.mapping;
+  std::vector<int64_t> shape(m.rank(), 1);
+  int64_t workers = 1;
+  for (const MappingAtom &a : m.atoms)
+    for (size_t d = 0; d < a.dims.size() && d < shape.size(); ++d) {
+      int64_t v = 0;
+      if (!isConstInt(a.dims[d], &v) || v <= 0) continue; // symbolic, or refused elsewhere
+      std::optional<int64_t> task = checkedMul(shape[d], v);
+      std::optional<int64_t> work = a.kind == MappingAtom::Kind::Spatial ? checkedMul(workers, v) : workers;
+      if (!task || !work) {
+        diags.error(a.loc.valid() ? a.loc : s.loc, "task mapping '" + printMapping(m) + "' has more than 2^63 " +
+                                                      (task ? "workers" : "tasks in dimension " + std::to_string(d)) +
+                                                      " for the chosen tile sizes (" + holes + ")");
+        return;
+      }
+      shape[d] = *task;
+      workers = *work;
+    }
+}
+
 KernelPtr checkHoles(const Kernel &k, DiagEngine &diags) {
   size_t errorsBefore = diags.errorCount();
   std::vector<std::pair<int, int64_t>> values;
@@ -45,6 +71,15 @@ KernelPtr checkHoles(const Kernel &k, DiagEngine &diags) {
     }
     if (*h.value <= 0) {
       diags.error(h.loc, "hole ?" + id + " = " + std::to_string(*h.value) + " is not a positive tile size");
+      continue;
+    }
+    // No tensor extent exceeds 2^47 (ir/TensorSize.h), so a larger tile only
+    // overshoots: its guarded loops would run ~2^62 idle iterations, and its
+    // products (b * T, T * T) overflow int64.
+    if (*h.value > kMaxTensorBytes) {
+      diags.error(h.loc, "hole ?" + id + " = " + std::to_string(*h.value) +
+                             " is larger than any tensor extent can be (2^47 = " + std::to_string(kMaxTensorBytes) +
+                             "): no tile needs it");
       continue;
     }
     if (!h.candidates.empty() && std::find(h.candidates.begin(), h.candidates.end(), *h.value) == h.candidates.end()) {
@@ -95,6 +130,10 @@ KernelPtr checkHoles(const Kernel &k, DiagEngine &diags) {
 
   auto out = std::make_shared<Kernel>(k);
   out->body = rewriteMStmt(k.body, exprFn, tensorFn);
+  visitMStmt(out->body, [&](const MStmt &s) {
+    if (s.kind == MStmt::Kind::MapFor) checkMappingProducts(s, holeValues(values), diags);
+  });
+  if (diags.errorCount() > errorsBefore) return nullptr;
   out->requires_.clear();
   for (const Constraint &c : k.requires_) {
     Expr cond = simplify(fillHoles(c.cond, values));

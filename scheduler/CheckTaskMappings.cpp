@@ -4,6 +4,9 @@
 #include "scheduler/WorkerLimits.h"
 #include "scheduler/WriteAnalysis.h"
 
+#include <algorithm>
+#include <map>
+
 namespace tk {
 using namespace ir;
 
@@ -23,7 +26,10 @@ struct Walker {
     std::vector<std::pair<std::string, Expr>> subst; // innermost binding first; values over `@N` and symbols
     std::vector<const MStmt *> workers;
     std::vector<Guard> guards;
+    std::vector<Phase> phases; // of the enclosing worker mappings
   };
+  // The iteration dimensions around each local's allocation.
+  std::map<const TensorDecl *, size_t> allocDepth;
 
   static Expr iterVar(size_t i) { return var("@" + std::to_string(i), VarKind::Loop); }
 
@@ -77,10 +83,22 @@ struct Walker {
     for (size_t d = 0; d < s.vars.size(); ++d) value[d] = simplify(value[d]);
     for (size_t i = first; i < c.iters.size(); ++i) c.iters[i].userValue = value[dimOf[i - first]];
     for (size_t d = 0; d < s.vars.size(); ++d) bind(c, s.vars[d], value[d]);
-    walk(s.body, c);
+    if (!s.worker) return walk(s.body, c);
+    // The statements between the body's top-level `sync`s form one phase.
+    const std::vector<MStmtPtr> *stmts = s.body && s.body->kind == MStmt::Kind::Block ? &s.body->stmts : nullptr;
+    bool synced = WriteAnalysis::syncOrders(*s.worker) && stmts &&
+                  std::any_of(stmts->begin(), stmts->end(), [](const MStmtPtr &x) { return x->kind == MStmt::Kind::Sync; });
+    c.phases.push_back({&s, 0, synced});
+    if (!synced) return walk(s.body, c);
+    for (const MStmtPtr &child : *stmts) {
+      if (child->kind == MStmt::Kind::Sync) ++c.phases.back().index;
+      else walk(child, c);
+    }
   }
 
   void seqFor(const MStmt &s, Context c) {
+    reads(s.begin, s.loc, c);
+    reads(s.end, s.loc, c);
     Expr begin = over(c, s.begin), end = over(c, s.end);
     size_t id = c.iters.size();
     Expr value = simplify(add(begin, iterVar(id)));
@@ -92,10 +110,39 @@ struct Walker {
     walk(s.body, c);
   }
 
+  // Tensors that workers share: outputs, and `global` locals (per worker
+  // when allocated inside the mapping: see StoreAccess::allocDepth).
+  // Only outputs in the scheduler's own kernels, whose stores are checked
+  // for conflicts and coverage alone.
+  bool shared(const TensorDecl &t) const {
+    return t.role == TensorRole::Output || (!k.synthesized && t.role == TensorRole::Local && t.scope == Scope::Global);
+  }
+
+  StoreAccess access(const TensorDecl &t, SourceLoc loc, const std::vector<Expr> &idx, bool read, const Context &c) {
+    auto depth = allocDepth.find(&t);
+    StoreAccess a{&t, loc, idx, AccumOp::None, read, c.iters, {}, c.guards, c.phases,
+                  depth == allocDepth.end() ? 0 : depth->second};
+    for (const Expr &i : idx) a.index.push_back(over(c, i));
+    return a;
+  }
+
+  // The loads in `e` of shared tensors (for read-write races; user kernels).
+  void reads(const Expr &e, SourceLoc at, const Context &c) {
+    if (k.synthesized) return;
+    visitExpr(e, [&](const Expr &n) {
+      if (n->kind != ExprKind::Load || !shared(*n->tensor)) return;
+      StoreAccess a = access(*n->tensor, n->loc.line > 0 ? n->loc : at, n->args, true, c);
+      if (n->pred) a.guards.push_back({over(c, n->pred), printExpr(n->pred), nullptr, false, c.iters.size()});
+      writes.add(std::move(a));
+    });
+  }
+
   void store(const MStmt &s, const Context &c) {
-    if (s.tensor->role != TensorRole::Output) return;
-    StoreAccess a{&s, c.iters, {}, c.guards};
-    for (const Expr &idx : s.indices) a.index.push_back(over(c, idx));
+    for (const Expr &idx : s.indices) reads(idx, s.loc, c);
+    reads(s.value, s.loc, c);
+    if (!shared(*s.tensor)) return;
+    StoreAccess a = access(*s.tensor, s.loc, s.indices, false, c);
+    a.accum = s.accum;
     writes.add(std::move(a));
   }
 
@@ -109,6 +156,7 @@ struct Walker {
     case MStmt::Kind::SeqFor: return seqFor(*s, c);
     case MStmt::Kind::Store: return store(*s, c);
     case MStmt::Kind::If: {
+      reads(s->cond, s->loc, c);
       Context inner = c;
       Expr cond = over(c, s->cond);
       inner.guards.push_back({cond, printExpr(s->cond), s.get(), false, c.iters.size()});
@@ -117,13 +165,22 @@ struct Walker {
       walk(s->elseS, inner);
       return;
     }
-    case MStmt::Kind::Alloc:
-    case MStmt::Kind::Sync:
-    case MStmt::Kind::Prefetch: // writes nothing
+    case MStmt::Kind::Alloc: allocDepth[s->tensor.get()] = c.iters.size(); return;
+    case MStmt::Kind::Prefetch: return; // writes nothing
     // Intrinsic operands are shared/register tensors, except atomic_add's
     // target: atomics never conflict, and they add to a value that a store
-    // must have initialised (so they count for no coverage either).
-    case MStmt::Kind::Intrinsic: return;
+    // must have initialised (so they count for no coverage either). Its
+    // value is read.
+    case MStmt::Kind::Intrinsic:
+      if (s->intrinsic == GpuIntrinsic::AtomicAdd && s->operands.size() > 1) reads(s->operands[1], s->loc, c);
+      return;
+    case MStmt::Kind::Sync: // below the top level of a mapping that it orders
+      for (auto f = c.phases.rbegin(); f != c.phases.rend(); ++f)
+        if (WriteAnalysis::syncOrders(*f->mapping->worker)) {
+          writes.nestedSync(f->mapping);
+          break;
+        }
+      return;
     }
   }
 
@@ -144,12 +201,14 @@ struct Walker {
 
 bool checkTaskMappings(const Kernel &k, DiagEngine &diags) {
   size_t before = diags.errorCount();
-  Walker w{k, diags, {}, WriteAnalysis(k, k.synthesized), {}};
+  Walker w{k, diags, {}, WriteAnalysis(k, k.synthesized), {}, {}};
   w.walk(k.body, {});
   std::string reason;
   if (!launchConfigConsistent(w.launch, &reason)) diags.error(w.launch.threadsLoc, reason);
   if (!w.flush() || diags.errorCount() != before) return false;
   w.writes.checkConflicts(w.findings);
+  if (!w.flush()) return false;
+  w.writes.checkRaces(w.findings);
   if (!w.flush()) return false;
   w.writes.checkCoverage(w.findings);
   return w.flush();

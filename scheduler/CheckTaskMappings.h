@@ -15,6 +15,10 @@ namespace tk {
 //     or a plain `=` store that writes one element in several iterations;
 //   - coverage: an output some element of which no store writes, or an
 //     output never written at all.
+//   - read-write races (user kernels): a load of an output or shared
+//     `global` local element that another worker of the same mapping
+//     stores, in the same phase (no top-level `sync` of the mapping between
+//     them); per-worker locals never race.
 // Stores, extents and `if`s are decided exactly over integer sets
 // (WriteAnalysis.h); each error gives an example. What is not Presburger
 // (e.g. `i * j` indices, conditions that read data) is a warning saying

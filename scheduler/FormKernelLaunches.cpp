@@ -18,10 +18,9 @@ bool isBlocksLoop(const LStmt &s) {
   return s.kind == LStmt::Kind::For && s.forKind == ForKind::Parallel && s.worker == WorkerKind::Blocks;
 }
 
-// A LaunchShape count as text: INT64_MAX is a count that saturated.
-std::string count(int64_t v) {
-  return v == std::numeric_limits<int64_t>::max() ? "at least 2^63 - 1" : std::to_string(v);
-}
+// LaunchShape's counts saturate here instead of wrapping (ir/GpuLaunch.h).
+constexpr int64_t kSaturated = std::numeric_limits<int64_t>::max();
+std::string count(int64_t v) { return v == kSaturated ? "at least 2^63 - 1" : std::to_string(v); }
 
 bool constantShape(const TensorDecl &t) {
   for (const Expr &d : t.shape)
@@ -61,7 +60,7 @@ struct Former {
                                   count(shape.registerWords) + " 32-bit registers per thread; cuda allows " +
                                   std::to_string(limits.registersPerThread) +
                                   " (the rest would spill to local memory): use smaller register tiles");
-    else if (int64_t block = checkedMul(shape.registerWords, shape.threads).value_or(std::numeric_limits<int64_t>::max());
+    else if (int64_t block = checkedMul(shape.registerWords, shape.threads).value_or(kSaturated);
              block > limits.registersPerBlock)
       diags.error(launch.loc, "the register tensors of this launch need at least " +
                                   std::to_string(shape.registerWords) + " 32-bit registers per thread, " +

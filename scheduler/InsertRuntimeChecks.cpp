@@ -2,6 +2,8 @@
 
 #include "ir/Simplify.h"
 
+#include <algorithm>
+
 namespace tk {
 using namespace ir;
 
@@ -17,12 +19,16 @@ static void addCheck(std::vector<LStmtPtr> &out, const Expr &cond, int code, std
   out.push_back(s);
 }
 
-// Extents that are computed from symbols (not a symbol or constant alone)
-// can come out negative for bad arguments.
-static void extentChecks(std::vector<LStmtPtr> &out, const TensorPtr &t, const std::string &what) {
+// Extents computed from symbols and scalar parameters (`N - 1`, `p`, `(H -
+// R) / s + 1`) can come out negative for bad arguments; a shape symbol alone
+// is checked once, with the symbols, and a constant is checked by the
+// frontend. Inputs are checked like outputs: a negative input extent is
+// just as invalid (the caller cannot have passed such a tensor).
+static void extentChecks(std::vector<LStmtPtr> &out, const Op &op, const TensorPtr &t, const std::string &what) {
   for (size_t d = 0; d < t->rank(); ++d) {
     const Expr &e = t->shape[d];
-    if (e->kind == ExprKind::Var || e->kind == ExprKind::IntImm) continue;
+    bool symbol = e->kind == ExprKind::Var && std::ranges::find(op.symbols, e->name) != op.symbols.end();
+    if (symbol || e->kind == ExprKind::IntImm) continue;
     addCheck(out, binary(BinOp::GE, e, intImm(0)), 1,
              what + " " + t->name + " dimension " + std::to_string(d) + " extent " + printExpr(e) + " must be >= 0",
              t->loc);
@@ -35,8 +41,10 @@ LoweredFunc insertRuntimeChecks(const LoweredFunc &f, const Kernel &k) {
     addCheck(stmts, binary(BinOp::GE, var(sym, VarKind::Symbol), intImm(0)), 1,
              "shape symbol " + sym + " must be >= 0", f.op->loc);
   for (const Constraint &c : f.op->where) addCheck(stmts, c.cond, 1, "where " + printExpr(c.cond), c.loc);
-  for (const TensorPtr &t : f.op->outputs) extentChecks(stmts, t, "output");
-  for (const TensorPtr &t : f.op->intermediates) extentChecks(stmts, t, "intermediate");
+  for (const Param &p : f.op->inputs)
+    if (!p.isScalar()) extentChecks(stmts, *f.op, p.tensor, "input");
+  for (const TensorPtr &t : f.op->outputs) extentChecks(stmts, *f.op, t, "output");
+  for (const TensorPtr &t : f.op->intermediates) extentChecks(stmts, *f.op, t, "intermediate");
   for (const Constraint &c : k.requires_) addCheck(stmts, c.cond, 2, "require " + printExpr(c.cond), c.loc);
   if (stmts.empty()) return f;
   LoweredFunc out = f;

@@ -175,7 +175,7 @@ LStmtPtr predicate(const LStmtPtr &s, const Guards &sc) {
     if (isConstInt(s->min, &lo) && lo == 0) inner.extent[s->var] = s->extent;
     if (provablyNonNegative(s->min, sc)) inner.nonNegative.insert(s->var);
     if (isConstInt(s->min, &lo) && isConstInt(simplify(s->extent), &ext) && ext > 0)
-      inner.bounds[s->var] = {lo, lo + ext - 1};
+      if (std::optional<int64_t> hi = checkedAdd(lo, ext - 1)) inner.bounds[s->var] = {lo, *hi};
   }
   if (s->kind == LStmt::Kind::Let) {
     // The coordinates LowerTaskMappings binds: an alias of a loop variable,

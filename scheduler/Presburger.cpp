@@ -50,6 +50,17 @@ std::optional<int64_t> evalAt(const Expr &e, const PointValues &v) {
   return std::nullopt;
 }
 
+std::string valueText(const Expr &e, const PointValues &v) {
+  auto x = evalAt(e, v);
+  return x ? std::to_string(*x) : "?";
+}
+
+PointValues pointValues(const Presburger::Sample &s, size_t from, size_t n) {
+  PointValues v = s.params;
+  for (size_t k = 0; k < n; ++k) v["@" + std::to_string(k)] = s.dims[from + k];
+  return v;
+}
+
 Presburger::Presburger(const Kernel &k, unsigned long budget) : ctx_(isl_ctx_alloc()), k_(k) {
   isl_options_set_on_error(ctx(), ISL_ON_ERROR_CONTINUE);
   isl_ctx_set_max_operations(ctx(), budget);

@@ -105,5 +105,11 @@ private:
 // The value of an integer or bool expression at `v`, if it folds to a
 // constant there.
 std::optional<int64_t> evalAt(const ir::Expr &e, const PointValues &v);
+// Its decimal text, or "?".
+std::string valueText(const ir::Expr &e, const PointValues &v);
+
+// The values of a sample's parameters and of its dimensions [from, from + n)
+// as `@0` .. `@n-1`.
+PointValues pointValues(const Presburger::Sample &s, size_t from, size_t n);
 
 } // namespace tk

@@ -12,14 +12,6 @@ namespace {
 
 Expr dimVar(size_t k) { return var("@" + std::to_string(k), VarKind::Loop); }
 
-// The values of a sample's parameters and of its dimensions [from, from + n)
-// as `@0` .. `@n-1`.
-PointValues at(const Presburger::Sample &s, size_t from, size_t n) {
-  PointValues v = s.params;
-  for (size_t k = 0; k < n; ++k) v["@" + std::to_string(k)] = s.dims[from + k];
-  return v;
-}
-
 // A set of elements in isl's notation without its parameter list and, for
 // one piece, without braces: `Z[i, j] for 2i >= M`, `Z[i = -1 + M, j]`.
 std::string setText(const isl::Set &s) {
@@ -44,11 +36,6 @@ std::vector<std::string> dimNames(const Op &op, const TensorDecl &t) {
   std::vector<std::string> out;
   for (size_t d = 0; d < t.rank(); ++d) out.push_back("i" + std::to_string(d));
   return out;
-}
-
-std::string valueText(const Expr &e, const PointValues &v) {
-  auto x = evalAt(e, v);
-  return x ? std::to_string(*x) : "?";
 }
 
 } // namespace
@@ -125,14 +112,14 @@ void WriteAnalysis::add(StoreAccess a) {
     if (!pa) {
       exactIndex = false;
       bool indirect = false;
-      visitExpr(a.store->indices[i], [&](const Expr &e) { indirect |= e->kind == ExprKind::Load; });
+      visitExpr(a.source[i], [&](const Expr &e) { indirect |= e->kind == ExprKind::Load; });
       if (acc.why.empty())
-        acc.why = "index '" + printExpr(a.store->indices[i]) + "' is " + (indirect ? "indirect" : "not affine");
+        acc.why = "index '" + printExpr(a.source[i]) + "' is " + (indirect ? "indirect" : "not affine");
     }
     isl_map *m = pa ? isl_map_from_pw_aff(pa.release()) : isl_map_universe(isl_space_alloc(ctx, 0, n, 1));
     over = isl_map_flat_range_product(over, m);
   }
-  const TensorDecl &t = *a.store->tensor;
+  const TensorDecl &t = *a.tensor;
   over = isl_map_set_tuple_name(over, isl_dim_out, t.name.c_str());
   isl::Map all(isl_map_intersect_range(over, box(t).release()));
   acc.over = isl::Map(isl_map_intersect_domain(all.copy(), d.over.release()));
@@ -151,16 +138,17 @@ void WriteAnalysis::add(StoreAccess a) {
   }
   acc.a = std::move(a);
   if (exactIndex && !d.inexactExtent && d.inexactGuards.size() == 1) acc.branch = d.inexactGuards[0];
-  accesses_.push_back(std::move(acc));
+  bool output = acc.a.tensor->role == TensorRole::Output;
+  (acc.a.read ? reads_ : output ? accesses_ : localStores_).push_back(std::move(acc));
 }
 
 std::string WriteAnalysis::element(const Access &a, const PointValues &v) const {
-  std::string s = a.a.store->tensor->name + "[";
+  std::string s = a.a.tensor->name + "[";
   for (size_t d = 0; d < a.a.index.size(); ++d) s += (d ? ", " : "") + valueText(a.a.index[d], v);
   return s + "]";
 }
 
-void WriteAnalysis::conflict(const Access &a, const Access &b, std::vector<WriteFinding> &out) {
+isl::Map WriteAnalysis::concurrent(const Access &a, const Access &b, bool phases, std::vector<size_t> &dims) {
   const std::vector<IterDim> &ia = a.a.iters, &ib = b.a.iters;
   size_t na = a.depth, nb = b.depth, common = 0;
   while (common < na && common < nb && ia[common].loop == ib[common].loop) ++common;
@@ -171,28 +159,54 @@ void WriteAnalysis::conflict(const Access &a, const Access &b, std::vector<Write
     while (p > 0 && ia[p - 1].loop == ia[p].loop) --p;
     return p;
   };
+  auto phase = [](const StoreAccess &x, const MStmt *m) -> const Phase * {
+    for (const Phase &f : x.phases)
+      if (f.mapping == m) return &f;
+    return nullptr;
+  };
   isl_space *sp = isl_space_alloc(pb_.ctx(), 0, static_cast<unsigned>(na), static_cast<unsigned>(nb));
-  isl::Map concurrent(isl_map_empty(isl_space_copy(sp)));
-  std::vector<size_t> workerDims;
-  std::string key = std::to_string(na) + "," + std::to_string(nb);
+  isl::Map out(isl_map_empty(isl_space_copy(sp)));
   for (size_t p = 0; p < common; ++p) {
-    if (!ia[p].parallel) continue;
-    workerDims.push_back(p);
-    key += "," + std::to_string(p) + ":" + std::to_string(start(p));
+    // Workers outside a local's allocation each have their own copy.
+    if (!ia[p].parallel || p < a.a.allocDepth || p < b.a.allocDepth) continue;
+    const Phase *fa = phases ? phase(a.a, ia[p].loop) : nullptr, *fb = phases ? phase(b.a, ia[p].loop) : nullptr;
+    if (fa && fb && fa->index != fb->index) continue; // a `sync` orders them
+    // On cpu CheckBarriers refuses a nested `sync`: no race to report.
+    if (phases && k_.target == TargetFamily::Cpu && nestedSync_.count(ia[p].loop)) continue;
+    dims.push_back(p);
     isl_map *m = isl_map_universe(isl_space_copy(sp));
     for (size_t q = 0; q < start(p); ++q) m = isl_map_equate(m, isl_dim_in, q, isl_dim_out, q);
+    // With a barrier in the body, every worker runs the mapping's repeat
+    // tasks in step: only the same task of two workers overlaps.
+    for (size_t q = start(p); fa && fa->synced && q < common && ia[q].loop == ia[p].loop; ++q)
+      if (!ia[q].parallel) m = isl_map_equate(m, isl_dim_in, q, isl_dim_out, q);
     isl_map *lt = isl_map_order_lt(isl_map_copy(m), isl_dim_in, p, isl_dim_out, p);
     isl_map *gt = isl_map_order_gt(m, isl_dim_in, p, isl_dim_out, p);
-    concurrent = isl::Map(isl_map_union(concurrent.release(), isl_map_union(lt, gt)));
+    out = isl::Map(isl_map_union(out.release(), isl_map_union(lt, gt)));
   }
   isl_space_free(sp);
+  return out;
+}
+
+isl::Map WriteAnalysis::pairs(const isl::Map &x, const isl::Map &y, const isl::Map &concurrent) const {
+  isl_map *r = isl_map_domain_product(x.copy(), y.copy());
+  r = isl_map_intersect_domain(r, isl_map_wrap(concurrent.copy()));
+  return isl::Map(isl_map_intersect_params(r, pb_.context().copy()));
+}
+
+void WriteAnalysis::conflict(const Access &a, const Access &b, std::vector<WriteFinding> &out) {
+  const std::vector<IterDim> &ia = a.a.iters;
+  size_t na = a.depth, nb = b.depth;
+  std::vector<size_t> workerDims;
+  isl::Map concurrent = this->concurrent(a, b, false, workerDims);
   if (workerDims.empty()) return;
-  // { [x1 -> x2] -> element } for concurrent x1 (of a) and x2 (of b).
-  auto pairs = [&](const isl::Map &x, const isl::Map &y) {
-    isl_map *r = isl_map_domain_product(x.copy(), y.copy());
-    r = isl_map_intersect_domain(r, isl_map_wrap(concurrent.copy()));
-    return isl::Map(isl_map_intersect_params(r, pb_.context().copy()));
-  };
+  std::string key = std::to_string(na) + "," + std::to_string(nb);
+  for (size_t p : workerDims) {
+    size_t start = p;
+    while (start > 0 && ia[start - 1].loop == ia[p].loop) --start;
+    key += "," + std::to_string(p) + ":" + std::to_string(start);
+  }
+  auto pairs = [&](const isl::Map &x, const isl::Map &y) { return this->pairs(x, y, concurrent); };
   // Versions of one loop nest (full / partial tiles) repeat the same maps.
   key += "|" + isl::str(a.workerOver) + "|" + isl::str(b.workerOver);
   if (noConflict_.count(key)) return;
@@ -217,11 +231,11 @@ void WriteAnalysis::conflict(const Access &a, const Access &b, std::vector<Write
         break;
       }
   const IterDim &d = ia[p];
-  std::string other = &a == &b ? "" : " as the store at " + lineCol(a.a.store->loc);
-  std::string tensor = a.a.store->tensor->name;
+  std::string other = &a == &b ? "" : " as the store at " + lineCol(a.a.loc);
+  std::string tensor = a.a.tensor->name;
   std::string example;
   if (s) {
-    PointValues va = at(*s, 0, na), vb = at(*s, na, nb);
+    PointValues va = pointValues(*s, 0, na), vb = pointValues(*s, na, nb);
     example = " (e.g. " + tensor + "[";
     for (size_t e = na + nb; e < s->dims.size(); ++e) example += (e > na + nb ? ", " : "") + std::to_string(s->dims[e]);
     example += "] by " + d.userVar + " = " + valueText(d.userValue, va) + " and " + d.userVar + " = " +
@@ -232,7 +246,7 @@ void WriteAnalysis::conflict(const Access &a, const Access &b, std::vector<Write
   std::string why = !a.why.empty()          ? a.why
                     : !b.why.empty()        ? b.why
                                              : undecided(none);
-  report(out, proven, b.a.store->loc,
+  report(out, proven, b.a.loc,
          "writes conflict: workers differing in '" + d.userVar + "' (" + d.site + ") store to the same element of " +
              tensor + other + example,
          "cannot prove that workers differing in '" + d.userVar + "' (" + d.site +
@@ -251,10 +265,10 @@ void WriteAnalysis::overwrite(const Access &a, std::vector<WriteFinding> &out) {
   size_t q = 0;
   while (q + 1 < n && s->dims[q] == s->dims[n + q]) ++q;
   const IterDim &d = a.a.iters[q];
-  PointValues v1 = at(*s, 0, n), v2 = at(*s, n, n);
-  std::string t = a.a.store->tensor->name;
+  PointValues v1 = pointValues(*s, 0, n), v2 = pointValues(*s, n, n);
+  std::string t = a.a.tensor->name;
   std::string params = pb_.describeParams(s->params, isl::Set(isl_map_wrap(twice.copy())));
-  out.push_back({Severity::Error, a.a.store->loc,
+  out.push_back({Severity::Error, a.a.loc,
                  "store to " + t + " is not injective: iterations differing in '" + d.userVar + "' (" + d.site +
                      ") write the same element; accumulate with '+=' or index " + t + " by '" + d.userVar +
                      "' (e.g. " + element(a, v1) + " at " + d.userVar + " = " + valueText(d.userValue, v1) + " and " +
@@ -266,8 +280,8 @@ void WriteAnalysis::checkConflicts(std::vector<WriteFinding> &out) {
   for (size_t j = 0; j < accesses_.size(); ++j) {
     size_t before = out.size();
     for (size_t i = 0; i <= j && out.size() == before; ++i)
-      if (accesses_[i].a.store->tensor == accesses_[j].a.store->tensor) conflict(accesses_[i], accesses_[j], out);
-    if (out.size() == before && accesses_[j].a.store->accum == AccumOp::None) overwrite(accesses_[j], out);
+      if (accesses_[i].a.tensor == accesses_[j].a.tensor) conflict(accesses_[i], accesses_[j], out);
+    if (out.size() == before && accesses_[j].a.accum == AccumOp::None) overwrite(accesses_[j], out);
   }
 }
 
@@ -301,7 +315,7 @@ void WriteAnalysis::checkCoverage(std::vector<WriteFinding> &out) {
   for (const TensorPtr &t : k_.op->outputs) {
       std::vector<const Access *> stores;
     for (const Access &a : accesses_)
-      if (a.a.store->tensor == t) stores.push_back(&a);
+      if (a.a.tensor == t.get()) stores.push_back(&a);
     if (stores.empty()) {
       out.push_back({Severity::Error, k_.loc, "kernel " + k_.name + " never writes output " + t->name});
       continue;
@@ -329,7 +343,7 @@ void WriteAnalysis::checkCoverage(std::vector<WriteFinding> &out) {
                       : !pb_.contextGap().empty()    ? "the " + pb_.contextGap()
                                                      : undecided(none);
     isl::Set shown(isl_set_gist(missing.copy(), full.copy()));
-    report(out, proven, (inexact && !proven ? inexact : stores.front())->a.store->loc,
+    report(out, proven, (inexact && !proven ? inexact : stores.front())->a.loc,
            "mapping never writes " + setText(shown) + " (e.g. " + example + ")",
            "cannot prove that the mapping writes every element of " + t->name + ": " + why);
   }
@@ -352,7 +366,7 @@ void WriteAnalysis::checkExtent(const std::vector<IterDim> &outer, const std::ve
   bool proven = s && pb_.consistent(s->params) && pb_.contextGap().empty();
   std::string example;
   if (s) {
-    PointValues v = at(*s, 0, n);
+    PointValues v = pointValues(*s, 0, n);
     std::string params = pb_.describeParams(s->params, maybe);
     example = " (it is " + valueText(extent, v) + (params.empty() ? "" : " when " + params) + ")";
   }

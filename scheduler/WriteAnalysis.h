@@ -8,6 +8,9 @@
 //   - coverage: is every element of every output written, for every
 //     parameter value the context allows?
 //   - extents: can a task-mapping extent be negative?
+//   - read-write races (user kernels): can a worker read an element of an
+//     output or shared `global` local that another worker of the same
+//     mapping writes, with no top-level `sync` of that mapping between them?
 // A store is a map from its iteration space (one dimension per enclosing
 // mapping factor and dimension, one per loop) to elements, restricted to the
 // output's box (stores outside it are predicated off, docs/architecture.md).
@@ -49,11 +52,28 @@ struct Guard {
   size_t depth = 0;              // iteration dimensions around the `if`
 };
 
+// Where an access runs relative to the top-level `sync`s of an enclosing
+// worker mapping: the statements of its body between two of them form one
+// phase; accesses in different phases are ordered (docs/language.md, sync).
+struct Phase {
+  const ir::MStmt *mapping = nullptr;
+  size_t index = 0;
+  bool synced = false; // the body has a `sync`: its repeat tasks are ordered too
+};
+
+// A store to (or, with `read`, a load of) one element of a tensor.
 struct StoreAccess {
-  const ir::MStmt *store = nullptr; // to an op output
+  const ir::TensorDecl *tensor = nullptr; // an op output, or a shared `global` local (reads)
+  SourceLoc loc;
+  std::vector<ir::Expr> source;     // the indices as written, for messages
+  ir::AccumOp accum = ir::AccumOp::None;
+  bool read = false;
   std::vector<IterDim> iters;       // outermost first
   std::vector<ir::Expr> index;      // over parameters and dimensions
   std::vector<Guard> guards;
+  std::vector<Phase> phases;        // one per enclosing worker mapping
+  size_t allocDepth = 0;            // a local: the dimensions around its allocation,
+                                    // whose workers each have their own copy
 };
 
 struct WriteFinding {
@@ -70,6 +90,14 @@ public:
   void add(StoreAccess a);
   // Conflicts between workers and overwrites of plain `=` stores.
   void checkConflicts(std::vector<WriteFinding> &out);
+  // Reads of an element that a concurrent worker of the same phase writes.
+  void checkRaces(std::vector<WriteFinding> &out);
+  // Worker `mapping` has a `sync` below the top level of its body (inside a
+  // loop, an `if` or an inner mapping): an order races do not model.
+  void nestedSync(const ir::MStmt *mapping) { nestedSync_.insert(mapping); }
+  // Whether a `sync` in a mapping on `w` orders its workers (a barrier among
+  // cores, threads of a block or cpes; not among blocks or lanes).
+  static bool syncOrders(ir::WorkerKind w);
   // Elements of each output that no store writes.
   void checkCoverage(std::vector<WriteFinding> &out);
   // A mapping extent that can be negative for some iteration of the
@@ -101,6 +129,14 @@ private:
   Domain domain(const std::vector<IterDim> &iters, const std::vector<Guard> &guards);
   isl::Set box(const ir::TensorDecl &t);
   void conflict(const Access &a, const Access &b, std::vector<WriteFinding> &out);
+  // { x1 -> x2 } for iterations of a and b (cut to their worker depth) that
+  // run at the same time on different workers; `dims` gets the parallel
+  // dimensions they may differ in (none: never). `phases`: iterations in
+  // different phases of a mapping (between its `sync`s) are ordered.
+  isl::Map concurrent(const Access &a, const Access &b, bool phases, std::vector<size_t> &dims);
+  // { [x1 -> x2] -> element } for concurrent x1 (of x) and x2 (of y).
+  isl::Map pairs(const isl::Map &x, const isl::Map &y, const isl::Map &concurrent) const;
+  bool race(const Access &read, const Access &write, std::vector<WriteFinding> &out);
   void overwrite(const Access &a, std::vector<WriteFinding> &out);
   std::string element(const Access &a, const PointValues &v) const;
   void report(std::vector<WriteFinding> &out, bool proven, SourceLoc loc, std::string error,
@@ -112,8 +148,11 @@ private:
   const ir::Kernel &k_;
   bool quiet_;
   Presburger pb_;
-  std::vector<Access> accesses_;
+  std::vector<Access> accesses_;   // stores to op outputs
+  std::vector<Access> localStores_; // to `global` locals (for races only)
+  std::vector<Access> reads_;
   std::set<std::string> noConflict_; // pairs of worker maps proven disjoint
+  std::set<const ir::MStmt *> nestedSync_;
 };
 
 } // namespace tk

@@ -67,7 +67,7 @@ std::string emitCHeader(const std::vector<ir::Export> &exports, const std::strin
       {"TK_STATUS_OK", "0", "success"},
       {"TK_STATUS_CONSTRAINT_FAILED", "1", "an op `where` constraint does not hold"},
       {"TK_STATUS_REQUIREMENT_FAILED", "2", "a kernel `require` clause does not hold"},
-      {"TK_STATUS_OUT_OF_MEMORY", "3", "a global scratch buffer could not be allocated"}};
+      {"TK_STATUS_OUT_OF_MEMORY", "3", "a scratch buffer could not be allocated, or its size overflows"}};
   static const char *kCudaStatus[][3] = {
       {"TK_STATUS_NO_CUDA_DRIVER", "4", "libcuda.so.1 is missing or unusable"},
       {"TK_STATUS_NO_CUDA_DEVICE", "5", "the CUDA driver found no usable device 0"},
@@ -77,6 +77,11 @@ std::string emitCHeader(const std::vector<ir::Export> &exports, const std::strin
     os << "#ifndef " << s[0] << "\n#define " << s[0] << " " << s[1] << " /* " << s[2] << " */\n#endif\n";
   };
   for (const auto &s : kStatus) define(s);
+  if (!cuda) {
+    static const char *kChecked[3] = {"TK_STATUS_MAPPING_CHECK_FAILED", "8",
+                                      "built with --check-mappings: an element unwritten or written by two workers"};
+    define(kChecked);
+  }
   if (cuda) {
     os << "/* CUDA host functions: tensors are device pointers; `stream` is a CUstream\n"
           " * (NULL: the default stream); the call only enqueues the work. Link with\n"

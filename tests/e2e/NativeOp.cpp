@@ -62,19 +62,22 @@ double sseSlot(uint64_t bits) {
   return d;
 }
 
+// An f32 or f64 scalar argument's SSE slot.
 double scalarSlot(double value, ir::ScalarType t) {
   double v = ir::roundToType(value, t);
-  switch (t) {
-  case ir::ScalarType::F64: return v;
-  case ir::ScalarType::F32: {
-    float f = static_cast<float>(v);
-    uint32_t b;
-    std::memcpy(&b, &f, 4);
-    return sseSlot(b);
-  }
-  case ir::ScalarType::F16: return sseSlot(halfBits(v));
-  default: return sseSlot(bf16Bits(v));
-  }
+  if (t == ir::ScalarType::F64) return v;
+  float f = static_cast<float>(v);
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return sseSlot(b);
+}
+
+// An f16 or bf16 scalar argument: its bit pattern, a uint16_t passed in an
+// integer slot (docs/abi.md), zero-extended as the caller of a C function
+// taking uint16_t would.
+int64_t halfSlot(double value, ir::ScalarType t) {
+  double v = ir::roundToType(value, t);
+  return t == ir::ScalarType::F16 ? halfBits(v) : bf16Bits(v);
 }
 
 } // namespace
@@ -231,6 +234,10 @@ int callExport(void *fn, const ir::Op &op, std::map<std::string, TensorBuffer *>
       continue;
     }
     double v = args.scalars.at(p.name);
+    if (p.type == ir::ScalarType::F16 || p.type == ir::ScalarType::BF16) {
+      pushInt(halfSlot(v, p.type));
+      continue;
+    }
     if (!ir::isFloat(p.type)) {
       pushInt(static_cast<int64_t>(ir::roundToType(v, p.type)));
       continue;

@@ -7,16 +7,19 @@
 // (tensors as pointers, scalar parameters by value), its outputs (pointers)
 // and its shape symbols (int64_t), and returns an int status. On x86-64
 // System V every pointer and integer argument is INTEGER class (rdi, rsi, rdx,
-// rcx, r8, r9, then stack slots in order) and every f16/bf16/f32/f64 argument
-// is SSE class (xmm0..xmm7), and the two classes are assigned independently.
+// rcx, r8, r9, then stack slots in order) and every f32/f64 argument is SSE
+// class (xmm0..xmm7), and the two classes are assigned independently. An
+// f16 or bf16 scalar is a uint16_t bit pattern (docs/abi.md), so it is
+// INTEGER class too, in its place among the pointers and integers.
 // So any such function can be called through the single pointer type
-// `int(int64_t x 16, double x 8)`: integer arguments go, in their relative
-// order, into the 16 integer slots (surplus slots are ignored by the callee,
-// the caller pops them), and each float argument goes into the next SSE slot
-// as a double whose bit pattern carries the value in its low bits (a float's
-// 32 bits, a half's 16), which is exactly what the callee reads from the
-// xmm register. No libffi needed; the limits are 16 integer-class and 8
-// float-class arguments, checked before calling.
+// `int(int64_t x 16, double x 8)`: integer arguments (f16/bf16 bit patterns
+// included, zero-extended) go, in their relative order, into the 16 integer
+// slots (surplus slots are ignored by the callee, the caller pops them), and
+// each f32/f64 argument goes into the next SSE slot as a double whose bit
+// pattern carries the value in its low bits (a float's 32 bits), which is
+// exactly what the callee reads from the xmm register. No libffi needed; the
+// limits are 16 integer-class and 8 float-class arguments, checked before
+// calling.
 #pragma once
 #include "ir/Interpreter.h"
 #include "ir/TensorIR.h"

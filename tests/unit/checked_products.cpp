@@ -48,18 +48,17 @@ struct Lowered {
   bool errors = false;
 };
 Lowered lowerWithConstruct(const std::string &src, TargetFamily family = TargetFamily::Cpu) {
-  schedtest::DiagFixture front;
+  schedtest::DiagFixture fx;
   FrontendOptions fo;
   fo.stdlibDir = TK_SOURCE_STDLIB_DIR;
   fo.target = family;
-  std::optional<Module> m = buildModule("t.tk", fo, front.sm, front.diags, nullptr, &src);
-  REQUIRE_MESSAGE(m, front.out.str());
+  std::optional<Module> m = buildModule("t.tk", fo, fx.sm, fx.diags, nullptr, &src);
+  REQUIRE_MESSAGE(m, fx.out.str());
   construct::ConstructOptions co;
   co.hw = stdlibTarget(family == TargetFamily::Cuda ? "h100" : "zen5-2c");
   PipelineOptions po;
   po.target.family = family;
   po.construct = &co;
-  schedtest::DiagFixture fx;
   Lowered out;
   out.funcs = lowerModule(*m, po, fx.diags);
   for (const Diagnostic &d : fx.diags.all())
@@ -72,63 +71,91 @@ bool mentions(const std::string &text, const std::string &part) { return text.fi
 
 } // namespace
 
-TEST_CASE("checked products: a hole filled with 2^62 in a tile's shape is a located error") {
-  for (const char *scope : {"register", "global"}) {
-    std::string src = R"(op add(X: f32[N]) -> Y: f32[N] { Y[i] = X[i] + 1.0; }
+TEST_CASE("checked products: a huge hole used as a tile extent is a located error") {
+  auto src = [](const std::string &value) {
+    return R"(op add(X: f32[M, N]) -> Y: f32[M, N] { Y[i, j] = X[i, j] + 1.0; }
 kernel add_k implements add on cpu {
-  let T = ? in {4611686018427387904};
-  for b in spatial(cdiv(N, T)) on cores {
-    )" + std::string(scope) + R"( t: f32[T];
-    for i in repeat(T) { t[i] = X[b*T + i]; }
-    for i in repeat(T) { Y[b*T + i] = t[i] + 1.0; }
-  }
-}
-)";
-    CAPTURE(scope);
-    Lowered l = lowerWithConstruct(src);
-    // 4 * 2^62 bytes wrapped to 0: the kernel compiled, and only the heap
-    // fallback's run-time check (status 3) stopped it.
-    CHECK(l.errors);
-    CHECK(mentions(l.messages, "5:" + std::to_string(6 + std::string(scope).size()) + ": " + scope +
-                                   " tensor 't' (f32[4611686018427387904]) is too large for the chosen tile "
-                                   "sizes (?0 = 4611686018427387904)"));
-  }
-  // Within the limit, the same kernel compiles.
-  Lowered ok = lowerWithConstruct(R"(op add(X: f32[N]) -> Y: f32[N] { Y[i] = X[i] + 1.0; }
-kernel add_k implements add on cpu {
-  let T = ? in {64};
-  for b in spatial(cdiv(N, T)) on cores {
-    register t: f32[T, 2];
-    for i in repeat(T) { t[i, 0] = X[b*T + i]; }
-    for i in repeat(T) { Y[b*T + i] = t[i, 0] + 1.0; }
-  }
-}
-)");
-  CHECK_MESSAGE(!ok.errors, ok.messages);
-}
-
-TEST_CASE("checked products: a hole of 2^62 or 2^63 - 1 as a loop tile extent computes the right values") {
-  for (int64_t v : {k2p62, kMax}) {
-    CAPTURE(v);
-    std::string src = R"(op add(X: f32[M, N]) -> Y: f32[M, N] { Y[i, j] = X[i, j] + 1.0; }
-kernel add_k implements add on cpu {
-  let T = ? in {)" + std::to_string(v) + R"(};
+  let T = ? in {)" + value + R"(};
   for (bi, bj) in spatial(cdiv(M, T), cdiv(N, T)) on cores {
     for (i, j) in repeat(T, T) { Y[bi*T + i, bj*T + j] = X[bi*T + i, bj*T + j] + 1.0; }
   }
 }
 )";
-    Lowered l = lowerWithConstruct(src);
-    REQUIRE_MESSAGE(!l.errors, l.messages);
-    test::LoadedKernels k(l.funcs, "x86_64", 2);
-    using Fn = int(const float *, float *, int64_t, int64_t);
-    float x[15], y[15 + 4];
-    for (int i = 0; i < 15; ++i) x[i] = float(i);
-    for (float &e : y) e = -7;
-    REQUIRE(k.get<Fn>("add_k")(x, y, 3, 5) == 0);
-    for (int i = 0; i < 15; ++i) CHECK(y[i] == float(i) + 1);
-    for (int i = 15; i < 19; ++i) CHECK(y[i] == -7); // nothing written past the end
+  };
+  // It compiled, and its guarded tile loops ran 2^124 idle iterations.
+  for (int64_t v : {k2p62, kMax, (int64_t(1) << 47) + 1}) {
+    CAPTURE(v);
+    Lowered l = lowerWithConstruct(src(std::to_string(v)));
+    CHECK(l.errors);
+    CHECK(mentions(l.messages, "3:11: hole ?0 = " + std::to_string(v) +
+                                   " is larger than any tensor extent can be (2^47 = 140737488355328): no tile "
+                                   "needs it"));
   }
+  Lowered ok = lowerWithConstruct(src(std::to_string(int64_t(1) << 47)));
+  CHECK_MESSAGE(!ok.errors, ok.messages);
+  // A tile that fits computes the right values.
+  Lowered four = lowerWithConstruct(src("4"));
+  REQUIRE_MESSAGE(!four.errors, four.messages);
+  test::LoadedKernels k(four.funcs, "x86_64", 2);
+  using Fn = int(const float *, float *, int64_t, int64_t);
+  float x[15], y[15 + 4];
+  for (int i = 0; i < 15; ++i) x[i] = float(i);
+  for (float &e : y) e = -7;
+  REQUIRE(k.get<Fn>("add_k")(x, y, 3, 5) == 0);
+  for (int i = 0; i < 15; ++i) CHECK(y[i] == float(i) + 1);
+  for (int i = 15; i < 19; ++i) CHECK(y[i] == -7);
+}
+
+TEST_CASE("checked products: a hole that makes a tile's byte count overflow is a located error") {
+  for (const char *scope : {"register", "global"}) {
+    std::string src = R"(op add(X: f32[N]) -> Y: f32[N] { Y[i] = X[i] + 1.0; }
+kernel add_k implements add on cpu {
+  let T = ? in {1099511627776};
+  for b in spatial(cdiv(N, T)) on cores {
+    )" + std::string(scope) + R"( t: f32[T, T];
+    for i in repeat(T) { t[i, 0] = X[b*T + i]; }
+    for i in repeat(T) { Y[b*T + i] = t[i, 0] + 1.0; }
+  }
+}
+)";
+    CAPTURE(scope);
+    Lowered l = lowerWithConstruct(src);
+    // 4 * 2^80 bytes wrapped to 0: the kernel compiled, and only the heap
+    // fallback's run-time check (status 3) stopped it.
+    CHECK(l.errors);
+    CHECK(mentions(l.messages, "5:" + std::to_string(6 + std::string(scope).size()) + ": " + scope +
+                                   " tensor 't' (f32[1099511627776, 1099511627776]) is too large for the chosen "
+                                   "tile sizes (?0 = 1099511627776): it takes more than 2^47 bytes"));
+  }
+}
+
+TEST_CASE("checked products: a mapping whose filled extents multiply past int64 is a located error") {
+  // 2^40 cubed workers: the loop ran 0..0 + 2^40 * 2^40 * 2^40, i.e. not at
+  // all, and returned 0 with Y unwritten.
+  Lowered l = lowerWithConstruct(R"(op add(X: f32[A, B, C]) -> Y: f32[A, B, C] { Y[i, j, k] = X[i, j, k] + 1.0; }
+kernel add_k implements add on cpu {
+  let T = ? in {1099511627776};
+  require A <= T && B <= T && C <= T;
+  for (a, b, c) in spatial(T, T, T) on cores {
+    Y[a, b, c] = X[a, b, c] + 1.0;
+  }
+}
+)");
+  CHECK(l.errors);
+  CHECK(mentions(l.messages, "5:20: task mapping 'spatial(1099511627776, 1099511627776, 1099511627776)' has more "
+                             "than 2^63 workers for the chosen tile sizes (?0 = 1099511627776)"));
+  l = lowerWithConstruct(R"(op add(X: f32[N]) -> Y: f32[N] { Y[i] = X[i] + 1.0; }
+kernel add_k implements add on cpu {
+  let T = ? in {140737488355328};
+  require N <= 65536 * T;
+  for b in spatial(256) * repeat(256) * repeat(T) on cores {
+    Y[b] = X[b] + 1.0;
+  }
+}
+)");
+  CHECK(l.errors);
+  CHECK(mentions(l.messages,
+                 "has more than 2^63 tasks in dimension 0 for the chosen tile sizes (?0 = 140737488355328)"));
 }
 
 TEST_CASE("checked products: PredicateAccesses does not equate products whose constants overflow") {
@@ -155,6 +182,15 @@ TEST_CASE("checked products: PredicateAccesses does not equate products whose co
   text = printLoweredFunc(predicateAccesses(
       LoweredFunc{"p", op2, TargetFamily::Cpu, test::forLoop("i", big, test::store(Y2, {i}, load(X2, {i})))}));
   CHECK(mentions(text, "Y[i] = X[i];"));
+  // i from 2^62 for 2^62 + 1 iterations: its last value 2^63 wrapped to
+  // -2^63, so i counted as below 8 and X[i] lost its guard.
+  auto X8 = test::tensor("X", ScalarType::F32, {intImm(8)}, TensorRole::Input);
+  auto Y8 = test::tensor("Y", ScalarType::F32, {intImm(8)}, TensorRole::Output);
+  OpPtr op8 = test::makeOp("p", {test::tensorParam(X8)}, {Y8}, {});
+  text = printLoweredFunc(predicateAccesses(LoweredFunc{
+      "p", op8, TargetFamily::Cpu,
+      lFor("i", intImm(k2p62), intImm(k2p62 + 1), test::store(Y8, {intImm(0)}, load(X8, {i})))}));
+  CHECK(mentions(text, "Y[0] = (X[i] when i < 8 else 0.0);"));
 }
 
 TEST_CASE("checked products: launch shapes saturate instead of wrapping") {
@@ -179,7 +215,8 @@ TEST_CASE("checked products: launch shapes saturate instead of wrapping") {
   CHECK(launchShape(buffer(Scope::Shared, {3, 5})).sharedBytes == 64);
   // Register words: 4 x 2^62 bytes were 0 words.
   CHECK(launchShape(buffer(Scope::Register, {k2p62})).registerWords == int64_t(1) << 61);
-  LStmtPtr nested = buffer(Scope::Register, {kMax}, buffer(Scope::Register, {kMax, 2}, buffer(Scope::Register, {kMax})));
+  LStmtPtr nested =
+      buffer(Scope::Register, {kMax}, buffer(Scope::Register, {kMax, 2}, buffer(Scope::Register, {kMax})));
   CHECK(launchShape(buffer(Scope::Register, {kMax}, nested)).registerWords == kMax);
   CHECK(launchShape(buffer(Scope::Register, {3})).registerWords == 3);
 }
@@ -244,12 +281,17 @@ TEST_CASE("checked products: the construction optimizer at 2^40 shape hints and 
   Space small(buildLoopNest(*schedtest::matmulOp(), {{"M", 64}, {"K", 64}, {"N", 64}}), zen);
   CHECK(estimate(small, small.initial()).parallelTiles > 0);
 
-  // Steps below a parent of 2^63 - 1: doubling stopped at 2^62 (it wrapped
-  // to 0 and doubled forever).
-  std::vector<int64_t> st = big.steps(1, 0, kMax);
-  REQUIRE(!st.empty());
+  // Steps below a parent of 2^63 - 1 (a reduction `sum(k < 2^63 - 1)`):
+  // doubling stops at 2^62 (it wrapped to 0 and doubled forever).
+  Module red = unittest::moduleFromSource("op r(X: f32[N]) -> Y: f32[N] { Y[i] = sum(k < 9223372036854775807) "
+                                          "X[i] * f32(k); }");
+  Space huge(buildLoopNest(*red.findOp("r"), {}), zen);
+  REQUIRE(huge.nest().dims.size() == 2);
+  REQUIRE(huge.nest().dims[1].extent == kMax);
+  std::vector<int64_t> st = huge.steps(1, 1, kMax);
+  REQUIRE(st.size() == 64);
+  CHECK(st[62] == k2p62);
   CHECK(st.back() == kMax);
-  for (size_t i = 1; i < st.size(); ++i) CHECK(st[i] > st[i - 1]);
 
   // GPU threads per block saturate.
   HardwareDesc h100 = stdlibTarget("h100");
@@ -341,4 +383,36 @@ TEST_CASE("checked products: measurement buffers are checked and bounded") {
   CHECK(fits.call() == 0);
   CHECK(fits.buffer(2).size() == 64);
   CHECK(std::isfinite(fits.bestSeconds(0, 1, 0)));
+}
+
+TEST_CASE("checked products: cp_async's byte count") {
+  // 4 x (2^62 + 1) bytes wrapped to 4: accepted, and the backend unrolled
+  // an element-by-element copy of 2^62 + 1 elements.
+  auto check = [](const std::string &count) {
+    std::string src = R"(op cp(A: f32[M, 4]) -> C: f32[M, 4] { C[i, j] = A[i, j]; }
+kernel cp_k implements cp on cuda {
+  for bi in spatial(M) on blocks {
+    shared As: f32[1, 4];
+    cp_async(As[0, 0], A[bi, 0], )" + count + R"();
+    cp_async_commit();
+    cp_async_wait(0);
+    sync;
+    for j in spatial(4) on threads { C[bi, j] = As[0, j]; }
+  }
+}
+)";
+    schedtest::DiagFixture fx;
+    FrontendOptions fo;
+    fo.target = TargetFamily::Cuda;
+    std::optional<Module> m = buildModule("t.tk", fo, fx.sm, fx.diags, nullptr, &src);
+    std::string out;
+    for (const Diagnostic &d : fx.diags.all())
+      out += std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col) + ": " + d.message + "\n";
+    return std::make_pair(m.has_value(), out);
+  };
+  auto [ok, msg] = check("4611686018427387905");
+  CHECK(!ok);
+  CHECK(msg == "5:34: 'cp_async' copies 4, 8 or 16 bytes, but 4611686018427387905 f32 elements are 2^63 or more\n");
+  CHECK(!check("2305843009213693953").first); // 2^63 + 4 bytes
+  CHECK(check("4") == std::make_pair(true, std::string()));
 }

@@ -18,12 +18,10 @@ const char *kOps = R"(
 op add(X: f32[M, N], Y: f32[M, N]) -> Z: f32[M, N] { Z[i, j] = X[i, j] + Y[i, j]; }
 )";
 
-// Errors and warnings of checkTaskMappings on kernel `add_k` with `mapping`
-// and `body`; "" when it passes silently.
-std::string check(const std::string &mapping, const std::string &body, const std::string &require = "") {
-  std::string src = std::string(kOps) + "kernel add_k implements add on cpu {" + require + " for (i, j) in " +
-                    mapping + " on cores { " + body + " } }\n";
-  Module m = unittest::moduleFromSource(src);
+// Errors and warnings of checkTaskMappings on `kernel` (after kOps); ""
+// when it passes silently.
+std::string diagnose(const std::string &kernel) {
+  Module m = unittest::moduleFromSource(std::string(kOps) + kernel);
   REQUIRE(m.kernels.size() == 1);
   DiagFixture fx;
   checkTaskMappings(*m.kernels[0], fx.diags);
@@ -31,6 +29,12 @@ std::string check(const std::string &mapping, const std::string &body, const std
   for (const Diagnostic &d : fx.diags.all())
     s += std::string(d.severity == Severity::Error ? "error: " : "warning: ") + d.message + "\n";
   return s;
+}
+
+// ... on kernel `add_k` with `mapping` and `body`.
+std::string check(const std::string &mapping, const std::string &body, const std::string &require = "") {
+  return diagnose("kernel add_k implements add on cpu {" + require + " for (i, j) in " + mapping + " on cores { " +
+                  body + " } }\n");
 }
 
 const std::string kAdd = "Z[i, j] = X[i, j] + Y[i, j];";
@@ -115,4 +119,47 @@ TEST_CASE("mapping checks: what isl cannot decide is a warning that says why") {
         "whose condition is not affine\n");
   // ... unless both branches write the element
   CHECK(check("spatial(M, N)", "if (X[i, j] > 0.0) { Z[i, j] = X[i, j]; } else { Z[i, j] = 0.0; }") == "");
+}
+
+TEST_CASE("mapping checks: a worker reading what another worker of its mapping writes races") {
+  std::string advice = "; a 'sync' between the write and the read, or separate mappings, would order them\n";
+  CHECK(check("spatial(M, N)", "Z[i, j] = X[i, j]; Z[i, j] = (Z[i, j + 1] else 0.0) + 1.0;") ==
+        "error: read-write race: workers differing in 'j' (spatial(M, N) on cores, at 3:38): Z[0, 1] is written by "
+        "j = 1 (the store at 3:77) and read by j = 0 when M = 1, N = 2" + advice);
+  // a `sync` orders the phases, but the read still races with the `+=` after it
+  CHECK(check("spatial(M, N)", "Z[i, j] = X[i, j]; sync; Z[i, j] += Z[M - 1 - i, j];") ==
+        "error: read-write race: workers differing in 'i' (spatial(M, N) on cores, at 3:38): Z[1, 0] is written by "
+        "i = 1 (the store at 3:102) and read by i = 0 when M = 2, N = 1" + advice);
+  // one worker's own elements, and reads of another's element after a sync
+  CHECK(check("spatial(M, N)", "Z[i, j] = X[i, j]; Z[i, j] = Z[i, j] * 2.0;") == "");
+  CHECK(check("spatial(M, 1) * repeat(1, N)", "Z[i, j] = X[i, j]; Z[i, j] += Z[i, 0];") == "");
+  // under a condition that reads data the read may not happen: a warning
+  CHECK(check("spatial(M, N)", "Z[i, j] = X[i, j]; if (Z[i, j] > 0.0) { Z[i, j] = Z[i, 0]; }") ==
+        "warning: cannot prove that workers differing in 'i' (spatial(M, N) on cores, at 3:38) do not read elements "
+        "of Z that another of them writes (the store at 3:77): it runs under `if (Z[i, j] > 0.0)`, whose condition "
+        "is not affine\n");
+}
+
+TEST_CASE("mapping checks: on cuda a top-level sync orders the threads of a mapping; a shared global races") {
+  auto kernel = [](const std::string &between) {
+    return "kernel add_k implements add on cuda { require N == 32; global S: f32[M, 32]; for i in spatial(M) on "
+           "blocks { for j in spatial(32) on threads { S[i, j] = X[i, j]; " +
+           between + "Z[i, j] = S[i, 31 - j]; } } }";
+  };
+  CHECK(diagnose(kernel("")) ==
+        "error: read-write race: workers differing in 'j' (spatial(32) on threads, at 3:110): S[0, 31] is written "
+        "by j = 31 (the store at 3:144) and read by j = 0 when M = 1; a 'sync' between the write and the read, or "
+        "separate mappings, would order them\n");
+  CHECK(diagnose(kernel("sync; ")) == "");
+  // a sync nested in a loop orders in ways the check does not model: a warning
+  CHECK(diagnose("kernel add_k implements add on cuda { require N == 32; global S: f32[M, 32]; for i in spatial(M) "
+                 "on blocks { for j in spatial(32) on threads { for r in 0..2 { S[i, j] = X[i, j]; sync; Z[i, j] += "
+                 "S[i, 31 - j]; sync; } } } }") ==
+        "warning: cannot prove that workers differing in 'j' (spatial(32) on threads, at 3:110) do not read elements "
+        "of S that another of them writes (the store at 3:160): a 'sync' inside a loop, an 'if' or an inner mapping "
+        "of it may order them\n");
+  // a `global` local of each block is the block's own
+  CHECK(diagnose("kernel add_k implements add on cuda { require N == 32; for i in spatial(M) on blocks { global S: "
+                 "f32[32]; for j in spatial(32) on threads { S[j] = X[i, j]; sync; Z[i, j] = S[31 - j] + S[j]; } } "
+                 "}") == "");
 }
