@@ -25,6 +25,15 @@ void CodegenContext::emitFree(llvm::Value *ptr) {
   b.CreateCall(runtimeFunction("tkrt_free", type), {ptr});
 }
 
+void CodegenContext::emitExitUnlessZero(llvm::Value *status, const std::string &name) {
+  llvm::BasicBlock *fail = newBlock(name + ".fail");
+  llvm::BasicBlock *ok = newBlock(name + ".ok");
+  b.CreateCondBr(b.CreateICmpEQ(status, b.getInt32(0)), ok, fail);
+  b.SetInsertPoint(fail);
+  emitEarlyExit(status);
+  b.SetInsertPoint(ok);
+}
+
 void CodegenContext::emitEarlyExit(llvm::Value *status) {
   FunctionFrame &f = frame();
   for (auto it = f.liveHeap.rbegin(); it != f.liveHeap.rend(); ++it) emitFree(*it);

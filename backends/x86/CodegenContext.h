@@ -32,6 +32,9 @@ public:
   // Frees the live heap buffers and leaves the function with `status`. The
   // current block is then terminated: the caller moves the builder on.
   void emitEarlyExit(llvm::Value *status);
+  // Leaves the function with `status` unless it is 0; the builder then
+  // continues in a new block `<name>.ok`.
+  void emitExitUnlessZero(llvm::Value *status, const std::string &name);
   // Alignment of every buffer a kernel allocates (stack or heap): a cache line.
   static constexpr int64_t kBufferAlign = 64;
   // A kBufferAlign-aligned heap block of `bytes` with a null check that

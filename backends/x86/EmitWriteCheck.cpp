@@ -20,12 +20,7 @@ void emitWriteCheck(CodegenContext &cg, const ir::LStmt &s) {
   llvm::Value *status = b.CreateCall(cg.runtimeFunction("tkrt_check_writes", type),
                                      {b.CreateGlobalStringPtr(s.var, s.var + ".name"),
                                       b.getInt64(static_cast<int64_t>(rank)), shape, cg.buffer(counts)});
-  llvm::BasicBlock *fail = cg.newBlock("writecheck.fail");
-  llvm::BasicBlock *ok = cg.newBlock("writecheck.ok");
-  b.CreateCondBr(b.CreateICmpEQ(status, b.getInt32(0)), ok, fail);
-  b.SetInsertPoint(fail);
-  cg.emitEarlyExit(status);
-  b.SetInsertPoint(ok);
+  cg.emitExitUnlessZero(status, "writecheck");
 }
 
 } // namespace tk::x86

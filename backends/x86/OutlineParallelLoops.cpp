@@ -108,12 +108,7 @@ void outlineParallelLoop(CodegenContext &cg, const LStmt &loop) {
   llvm::LoadInst *result = b.CreateLoad(b.getInt32Ty(), status, "par.result");
   result->setAtomic(llvm::AtomicOrdering::Monotonic);
   result->setAlignment(llvm::Align(4));
-  llvm::BasicBlock *fail = cg.newBlock("par.fail");
-  llvm::BasicBlock *ok = cg.newBlock("par.ok");
-  b.CreateCondBr(b.CreateICmpNE(result, b.getInt32(0)), fail, ok);
-  b.SetInsertPoint(fail);
-  cg.emitEarlyExit(result);
-  b.SetInsertPoint(ok);
+  cg.emitExitUnlessZero(result, "par");
 }
 
 } // namespace tk::x86
