@@ -19,6 +19,16 @@ std::string describe(const ir::TensorDecl &t) {
 }
 
 bool checkTensor(const ir::TensorDecl &t, bool local, DiagEngine &diags) {
+  // A symbolic extent is checked at entry (status 1); a constant one can
+  // be refused now.
+  for (size_t d = 0; d < t.shape.size(); ++d) {
+    int64_t v = 0;
+    if (ir::isConstInt(ir::simplify(t.shape[d]), &v) && v < 0) {
+      diags.error(t.loc, describe(t) + " has extent " + std::to_string(v) + " in dimension " + std::to_string(d) +
+                             ": an extent must not be negative");
+      return false;
+    }
+  }
   ir::ConstantSize size = ir::constantSize(t);
   if (size.tooLarge) {
     diags.error(t.loc, describe(t) + " is too large: " + (size.known ? "it takes" : "its constant extents alone take") +
