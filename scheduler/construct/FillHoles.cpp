@@ -20,17 +20,22 @@ bool mentionsHole(const Expr &e, int id) {
 
 // The nest dimension indexed by tensor dimension `t` of an access to
 // `tensor`: the only loop dimension with a non-zero coefficient there; for
-// a tensor the nest does not access, the first dimension of its extent.
+// a tensor the nest does not access, the first dimension of the nearest
+// extent (in log scale).
 int nestDimOf(const LoopNest &nest, const Op &op, const TensorPtr &tensor, size_t t,
               const std::map<std::string, int64_t> &shapes) {
   bool accessed = std::any_of(nest.accesses.begin(), nest.accesses.end(),
                               [&](const Access &a) { return a.tensor == tensor->name; });
   if (!accessed) {
     if (t >= tensor->shape.size()) return -1;
-    int64_t extent = evalExtent(op, tensor->shape[t], shapes);
-    for (size_t d = 0; d < nest.dims.size(); ++d)
-      if (nest.dims[d].extent == extent) return static_cast<int>(d);
-    return -1;
+    double extent = static_cast<double>(std::max<int64_t>(evalExtent(op, tensor->shape[t], shapes), 1));
+    int best = -1;
+    double bestDistance = 0;
+    for (size_t d = 0; d < nest.dims.size(); ++d) {
+      double distance = std::abs(std::log2(static_cast<double>(std::max<int64_t>(nest.dims[d].extent, 1)) / extent));
+      if (best < 0 || distance < bestDistance) best = static_cast<int>(d), bestDistance = distance;
+    }
+    return best;
   }
   for (const Access &a : nest.accesses) {
     if (a.tensor != tensor->name || t >= a.coef.size()) continue;

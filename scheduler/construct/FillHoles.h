@@ -26,7 +26,7 @@ struct ConstructOptions {
 // at the register level when a `register` local's shape mentions it, else
 // at the level spread over the units. A tensor the analysed statement does
 // not access (another statement's output) maps through its dimension's
-// extent at `shapes` to the first nest dimension of that extent: the hole
+// extent at `shapes` to the first nest dimension of the nearest extent: the hole
 // then only picks a tile size, and any candidate is correct. nullopt when
 // the uses say nothing.
 struct HoleRole {
