@@ -16,10 +16,11 @@
 #include "bench/StreamTriad.h"
 #include "tests/e2e/NativeOp.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <random>
@@ -134,22 +135,13 @@ void printTable(const std::vector<Row> &rows, double stream) {
       if (c.rfind("tkc", 0) == 0) bestTkc = std::max(bestTkc, g);
       if (c == "oneDNN") dnnl = g;
       if (c.rfind("tkc", 0) != 0) bestLib = std::max(bestLib, g);
-      char buf[32];
-      std::snprintf(buf, sizeof buf, " %.2f |", g);
-      std::cout << buf;
+      std::cout << fmt::format(" {:.2f} |", g);
     }
-    char pct[32] = " – |";
-    if (r.bytes > 0 && stream > 0)
-      std::snprintf(pct, sizeof pct, " %.0f%% |", 100.0 * (r.bytes * bestTkc / r.flops * 1e9) / stream);
-    auto ratio = [&](double lib) {
-      char b[32] = " – |";
-      if (lib > 0) std::snprintf(b, sizeof b, " %.3f |", bestTkc / lib);
-      return std::string(b);
-    };
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%s %.1e |", pct, r.check);
-    std::cout << ratio(dnnl) << ratio(bestLib);
-    std::cout << buf << '\n';
+    auto ratio = [&](double lib) { return lib > 0 ? fmt::format(" {:.3f} |", bestTkc / lib) : " – |"; };
+    std::string pct = r.bytes > 0 && stream > 0
+                          ? fmt::format(" {:.0f}% |", 100.0 * (r.bytes * bestTkc / r.flops * 1e9) / stream)
+                          : " – |";
+    std::cout << ratio(dnnl) << ratio(bestLib) << fmt::format("{} {:.1e} |", pct, r.check) << '\n';
   }
 }
 
@@ -214,7 +206,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   // The tkc runtime reads TK_NUM_THREADS once, at its first parallel loop.
-  setenv("TK_NUM_THREADS", std::to_string(o.threads).c_str(), 1);
+  setenv("TK_NUM_THREADS", fmt::format("{}", o.threads).c_str(), 1);
   bench::setBaselineThreads(o.threads);
   auto linalg = load(o.source + "/stdlib/std/linalg.tk", o);
   auto nn = load(o.source + "/stdlib/std/nn.tk", o);
@@ -241,7 +233,7 @@ int main(int argc, char **argv) {
                                {4096, 4, 1024}};
   for (const auto &s : shapes) {
     int64_t M = s[0], K = s[1], N = s[2];
-    Row row{"matmul " + std::to_string(M) + "x" + std::to_string(K) + "x" + std::to_string(N), 2.0 * M * K * N, {}, 0};
+    Row row{fmt::format("matmul {}x{}x{}", M, K, N), 2.0 * M * K * N, {}, 0};
     if (!wanted(row.name)) continue;
     auto A = randomBuffer(M * K, rng), B = randomBuffer(K * N, rng);
     Buffer C(M * N), Cref(M * N);
@@ -258,7 +250,7 @@ int main(int argc, char **argv) {
   const int64_t gemvShapes[][2] = {{4096, 4096}, {16384, 1000}};
   for (const auto &g : gemvShapes) {
     int64_t M = g[0], N = g[1];
-    Row row{"gemv " + std::to_string(M) + "x" + std::to_string(N), 2.0 * M * N, {}, 0, 4.0 * (M * N + M + N)};
+    Row row{fmt::format("gemv {}x{}", M, N), 2.0 * M * N, {}, 0, 4.0 * (M * N + M + N)};
     if (!wanted(row.name)) continue;
     auto A = randomBuffer(M * N, rng), x = randomBuffer(N, rng);
     Buffer y(M), yref(M);
@@ -275,9 +267,7 @@ int main(int argc, char **argv) {
   const int64_t convShapes[][4] = {{64, 64, 3, 1}, {256, 64, 1, 0}};
   for (const auto &cs : convShapes) {
     int64_t N = 1, C = cs[0], H = 56, W = 56, F = cs[1], R = cs[2], S = cs[2], pad = cs[3];
-    Row row{"conv2d 1x" + std::to_string(C) + "x56x56 F" + std::to_string(F) + " " + std::to_string(R) + "x" +
-                std::to_string(S) + " s1 p" + std::to_string(pad),
-            2.0 * N * F * H * W * C * R * S, {}, 0};
+    Row row{fmt::format("conv2d 1x{}x56x56 F{} {}x{} s1 p{}", C, F, R, S, pad), 2.0 * N * F * H * W * C * R * S, {}, 0};
     if (!wanted(row.name)) continue;
     auto X = randomBuffer(N * C * H * W, rng), Wt = randomBuffer(F * C * R * S, rng);
     Buffer O(N * F * H * W), Oref(N * F * H * W);

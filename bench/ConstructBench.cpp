@@ -12,8 +12,9 @@
 #include "bench/TableIVModule.h"
 #include "scheduler/construct/Baselines.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
-#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -74,8 +75,8 @@ int main(int argc, char **argv) {
   DiagEngine diags(sm);
   auto m = bench::tableIVModule(sm, diags);
   if (!m) return 1;
-  std::printf("| hw | op | Gensor ms | Roller ms | exhaustive ms (states) | est. exhaustive / Gensor | est. Roller / "
-              "Gensor | est. no-vThread / Gensor | Gensor tiling |\n|---|---|---:|---:|---:|---:|---:|---:|---|\n");
+  fmt::print("| hw | op | Gensor ms | Roller ms | exhaustive ms (states) | est. exhaustive / Gensor | est. Roller / "
+             "Gensor | est. no-vThread / Gensor | Gensor tiling |\n|---|---|---:|---:|---:|---:|---:|---:|---|\n");
   for (const std::string &hwName : hws) {
     auto hw = loadHw(hwName, sm, diags);
     if (!hw) return 1;
@@ -94,9 +95,9 @@ int main(int argc, char **argv) {
       noVt.vthread = false;
       GensorResult nv = runGensor(space, noVt);
       double gs = g.ranked.front().est.seconds;
-      std::printf("| %s | %s %s | %.1f | %.2f | %.0f (%zu%s) | %.3f | %.3f | %.3f | %s |\n", hwName.c_str(), c.id, c.op,
-                  gMs, rMs, eMs, ex.states, ex.complete ? "" : ", truncated", ex.best.est.seconds / gs,
-                  r.est.seconds / gs, nv.ranked.front().est.seconds / gs, g.ranked.front().state.str().c_str());
+      fmt::print("| {} | {} {} | {:.1f} | {:.2f} | {:.0f} ({}{}) | {:.3f} | {:.3f} | {:.3f} | {} |\n", hwName, c.id,
+                 c.op, gMs, rMs, eMs, ex.states, ex.complete ? "" : ", truncated", ex.best.est.seconds / gs,
+                 r.est.seconds / gs, nv.ranked.front().est.seconds / gs, g.ranked.front().state.str());
     }
   }
   return 0;

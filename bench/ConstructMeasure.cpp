@@ -15,12 +15,15 @@
 // Prints two Markdown tables: GFLOP/s and ratios, then the chosen states.
 #include "bench/TimeKernel.h"
 #include "bench/TableIVModule.h"
-#include "scheduler/ConstructSchedule.h"
-#include "scheduler/StateSchedule.h"
+#include "frontend/driver/HostHardware.h"
+#include "scheduler/cpu/ConstructSchedule.h"
+#include "scheduler/cpu/StateSchedule.h"
 #include "scheduler/construct/Baselines.h"
 #ifdef TK_MEASURE_HAVE_ONEDNN
 #include "bench/Baselines.h"
 #endif
+
+#include <fmt/format.h>
 
 #include <chrono>
 #include <cmath>
@@ -77,7 +80,7 @@ double msSince(std::chrono::steady_clock::time_point t0) {
 }
 
 std::optional<HardwareDesc> loadHw(const std::string &name, SourceManager &sm, DiagEngine &diags) {
-  if (name == "host") return detectHostHardware();
+  if (name == "host") return driver::detectHostHardware();
   std::string path = std::string(TK_SOURCE_STDLIB_DIR) + "/targets/" + name + ".hw";
   std::ifstream in(path);
   std::ostringstream ss;
@@ -88,7 +91,7 @@ std::optional<HardwareDesc> loadHw(const std::string &name, SourceManager &sm, D
 std::string shapeText(const Case &c) {
   std::string s;
   for (const auto &[k, v] : c.scaled)
-    if (c.full.at(k) != v) s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v) + " (of " + std::to_string(c.full.at(k)) + ")";
+    if (c.full.at(k) != v) s += fmt::format("{}{}={} (of {})", s.empty() ? "" : " ", k, v, c.full.at(k));
   return s.empty() ? "full size" : s;
 }
 
@@ -173,6 +176,7 @@ int main(int argc, char **argv) {
     std::cerr << "tk_construct_measure: setup failed " << err << "\n";
     return 1;
   }
+  const TargetDesc isa{ir::TargetFamily::Cpu, target->vectorBits, target->vectorRegisters};
 #ifdef TK_MEASURE_HAVE_ONEDNN
   bench::setBaselineThreads(2);
   const char *dnnlHead = " oneDNN |";
@@ -207,7 +211,7 @@ int main(int argc, char **argv) {
     ConstructOptions co;
     co.hw = *hw;
     co.shapes = c.scaled;
-    double tkcSec = t.time(bench::productionKernel(op, co, target->vectorBits));
+    double tkcSec = t.time(bench::productionKernel(op, co, isa));
     std::map<ETIR, double> timed; // a state reached by two searches is timed once
     auto timeState = [&](const ETIR &s) {
       if (!timed.count(s)) timed[s] = t.time(stateSchedule(op, space, s));
@@ -222,17 +226,14 @@ int main(int argc, char **argv) {
     std::string packed = "—";
     if (constructScheduleApplies(*op)) {
       packed = std::to_string(t.gflops(t.time(
-          constructSchedule(op, contractionTilesFromState(space, g.ranked.front().state, target->vectorBits)))));
+          constructSchedule(op, contractionTilesFromState(space, g.ranked.front().state, isa)))));
       packed = packed.substr(0, packed.find('.') + 2);
     }
     std::string dnnl = "—", tkcVsDnnl = "—";
 #ifdef TK_MEASURE_HAVE_ONEDNN
     double dSec = t.onednn(c);
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f", t.gflops(dSec));
-    dnnl = buf;
-    std::snprintf(buf, sizeof buf, "%.2f", dSec / tkcSec);
-    tkcVsDnnl = buf;
+    dnnl = fmt::format("{:.1f}", t.gflops(dSec));
+    tkcVsDnnl = fmt::format("{:.2f}", dSec / tkcSec);
 #endif
     std::printf("| %s %s | %s | %.0f / %.0f | %zu%s | %.1f | %.1f | %.1f | %.1f%s | %s | %.1f | %s | %.2f | %.2f | %s | "
                 "%.1e |\n",

@@ -14,6 +14,8 @@
 #include "bench/TimeKernel.h"
 #include "tests/e2e/NativeOp.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -59,7 +61,7 @@ int64_t at(const Shape &s, const std::string &k) {
 
 std::string text(const Shape &s) {
   std::string out;
-  for (const auto &[n, v] : s) out += (out.empty() ? "" : " ") + n + "=" + std::to_string(v);
+  for (const auto &[n, v] : s) out += fmt::format("{}{}={}", out.empty() ? "" : " ", n, v);
   return out;
 }
 
@@ -100,8 +102,8 @@ int main(int argc, char **argv) {
   std::string stdlib = "--stdlib=" + std::string(TK_SOURCE_STDLIB_DIR);
   bench::setBaselineThreads(2);
   std::mt19937_64 rng(seed);
-  std::printf("| # | op | shape | construct s | tkc GFLOP/s | oneDNN GFLOP/s | tkc / oneDNN | max rel diff |\n"
-              "|---:|---|---|---:|---:|---:|---:|---:|\n");
+  fmt::print("| # | op | shape | construct s | tkc GFLOP/s | oneDNN GFLOP/s | tkc / oneDNN | max rel diff |\n"
+             "|---:|---|---|---:|---:|---:|---:|---:|\n");
   std::vector<Row> rows[2];
   for (int i = 0; i < shapes; ++i) {
     int kind = i % 2; // alternate, so a cut-short run still has both
@@ -109,7 +111,7 @@ int main(int argc, char **argv) {
     std::vector<std::string> flags = {"-O2", "--target=host", stdlib};
     flags.insert(flags.end(), extra.begin(), extra.end());
     for (const auto &[n, v] : s) // hints are positive: pad = 0 keeps the default
-      if (v > 0) flags.push_back("--shape-hint=" + n + "=" + std::to_string(v));
+      if (v > 0) flags.push_back(fmt::format("--shape-hint={}={}", n, v));
     std::string cmd = quote(cfg.tkc);
     for (const std::string &f : flags) cmd += " " + quote(f);
     cmd += " --emit=mapping " + quote(files[kind]) + " > /dev/null";
@@ -120,7 +122,7 @@ int main(int argc, char **argv) {
     }
     double constructSec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     cfg.tkcFlags = flags;
-    cfg.workDir = work + "/" + std::to_string(i); // a fresh path: dlopen does not reuse the last library
+    cfg.workDir = fmt::format("{}/{}", work, i); // a fresh path: dlopen does not reuse the last library
     std::string error;
     auto lib = e2e::NativeLibrary::build(files[kind], cfg, &error);
     if (!lib) {
@@ -163,9 +165,9 @@ int main(int argc, char **argv) {
     dnnl();
     Row row{constructSec, bench::medianSeconds([&] { tkc(); }), bench::medianSeconds(dnnl), bench::relDiff(got, want)};
     rows[kind].push_back(row);
-    std::printf("| %d | %s | %s | %.2f | %.1f | %.1f | %.2f | %.1e |\n", i + 1, kind == 0 ? "matmul" : "conv2d",
-                text(s).c_str(), row.constructSec, flops / row.tkcSec / 1e9, flops / row.dnnlSec / 1e9,
-                row.dnnlSec / row.tkcSec, row.diff);
+    fmt::print("| {} | {} | {} | {:.2f} | {:.1f} | {:.1f} | {:.2f} | {:.1e} |\n", i + 1,
+               kind == 0 ? "matmul" : "conv2d", text(s), row.constructSec, flops / row.tkcSec / 1e9,
+               flops / row.dnnlSec / 1e9, row.dnnlSec / row.tkcSec, row.diff);
     std::fflush(stdout);
   }
   double total = 0, logSum = 0;
@@ -176,12 +178,12 @@ int main(int argc, char **argv) {
     logSum += kLog;
     n += rows[kind].size();
     if (!rows[kind].empty())
-      std::printf("\n%s: %zu shapes, geometric mean tkc / oneDNN speed %.3f", kind == 0 ? "matmul" : "conv2d",
-                  rows[kind].size(), std::exp(kLog / double(rows[kind].size())));
+      fmt::print("\n{}: {} shapes, geometric mean tkc / oneDNN speed {:.3f}", kind == 0 ? "matmul" : "conv2d",
+                 rows[kind].size(), std::exp(kLog / double(rows[kind].size())));
   }
   if (n)
-    std::printf("\nall: %zu shapes, construction %.1f s in total (%.2f s per process), geometric mean tkc / oneDNN "
-                "%.3f\n",
-                n, total, total / double(n), std::exp(logSum / double(n)));
+    fmt::print("\nall: {} shapes, construction {:.1f} s in total ({:.2f} s per process), geometric mean tkc / oneDNN "
+               "{:.3f}\n",
+               n, total, total / double(n), std::exp(logSum / double(n)));
   return 0;
 }

@@ -1,5 +1,7 @@
 #include "GpuApi.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -20,7 +22,7 @@ template <typename T> void bind(void *lib, const char *name, T &slot, std::strin
 } // namespace
 
 void fail(const std::string &what) {
-  std::fprintf(stderr, "tk_gpu_bench: %s\n", what.c_str());
+  fmt::print(stderr, "tk_gpu_bench: {}\n", what);
   std::exit(1);
 }
 
@@ -48,7 +50,7 @@ std::string GpuApi::load(const std::string &cublasPath) {
   bind(cublas_, "cublasSgemm_v2", sgemm_, err);
   bind(cublas_, "cublasGemmEx", gemmEx_, err);
   if (!err.empty()) return "cuBLAS: " + err;
-  if (int s = create(&handle_); s != 0) return "cublasCreate failed with status " + std::to_string(s);
+  if (int s = create(&handle_); s != 0) return fmt::format("cublasCreate failed with status {}", s);
   return "";
 }
 
@@ -60,11 +62,11 @@ GpuApi::~GpuApi() {
 
 double GpuApi::medianMs(const char *what, int warmup, int reps, const std::function<int()> &fn) {
   for (int i = 0; i < warmup; ++i)
-    if (int s = fn(); s != 0) fail(std::string(what) + " returned status " + std::to_string(s));
+    if (int s = fn(); s != 0) fail(fmt::format("{} returned status {}", what, s));
   std::vector<double> ms;
   for (int i = 0; i < reps; ++i) {
     eventRecord_(start_, nullptr);
-    if (int s = fn(); s != 0) fail(std::string(what) + " returned status " + std::to_string(s));
+    if (int s = fn(); s != 0) fail(fmt::format("{} returned status {}", what, s));
     eventRecord_(stop_, nullptr);
     if (eventSynchronize_(stop_) != 0) fail(std::string(what) + ": the device reported an error");
     float t = 0;

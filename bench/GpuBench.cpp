@@ -13,6 +13,8 @@
 #include "tkrt_cuda.h"
 #include "warp_reduce.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -31,7 +33,7 @@ std::mt19937 rng(1);
 int reps = 10;
 
 void check(const char *what, int s) {
-  if (s != 0) fail(std::string(what) + " returned status " + std::to_string(s));
+  if (s != 0) fail(fmt::format("{} returned status {}", what, s));
 }
 
 // A device buffer of n elements of T, freed at scope exit.
@@ -81,7 +83,7 @@ double relErr(const std::vector<float> &a, const std::vector<float> &b) {
 }
 
 void header(const char *title, const char *cols) {
-  std::printf("\n## %s\n\n%s\n", title, cols);
+  fmt::print("\n## {}\n\n{}\n", title, cols);
 }
 
 double tflops(double flops, double ms) { return flops / (ms * 1e-3) / 1e12; }
@@ -89,8 +91,8 @@ double tflops(double flops, double ms) { return flops / (ms * 1e-3) / 1e12; }
 void gemmRow(const char *kind, int64_t M, int64_t N, int64_t K, const char *tkcName, double tkcMs, double refMs,
              double err) {
   double f = 2.0 * M * N * K;
-  std::printf("| %s | %ldx%ldx%ld | %s | %.3f | %.2f | %.3f | %.2f | %.2f | %.1e |\n", kind, (long)M, (long)N, (long)K,
-              tkcName, tkcMs, tflops(f, tkcMs), refMs, tflops(f, refMs), refMs / tkcMs, err);
+  fmt::print("| {} | {}x{}x{} | {} | {:.3f} | {:.2f} | {:.3f} | {:.2f} | {:.2f} | {:.1e} |\n", kind, M, N, K, tkcName,
+             tkcMs, tflops(f, tkcMs), refMs, tflops(f, refMs), refMs / tkcMs, err);
 }
 
 // f32 GEMM: each tkc kernel against cublasSgemm on the same inputs.
@@ -152,9 +154,8 @@ void conv(const Conv &c) {
     err = std::max(err, std::fabs(o[e] - sum) / (1 + std::fabs(sum)));
   }
   double f = 2.0 * gm * c.F * gk;
-  std::printf("| %s | %ldx%ldx%ldx%ld, %ld->%ld, %ldx%ld/%ld | %.3f | %.2f | %.3f | %.2f | %.2f | %.1e |\n", c.name,
-              (long)c.N, (long)c.C, (long)c.H, (long)c.W, (long)c.C, (long)c.F, (long)c.R, (long)c.S, (long)c.stride,
-              ms, tflops(f, ms), ref, tflops(f, ref), ref / ms, err);
+  fmt::print("| {} | {}x{}x{}x{}, {}->{}, {}x{}/{} | {:.3f} | {:.2f} | {:.3f} | {:.2f} | {:.2f} | {:.1e} |\n", c.name,
+             c.N, c.C, c.H, c.W, c.C, c.F, c.R, c.S, c.stride, ms, tflops(f, ms), ref, tflops(f, ref), ref / ms, err);
 }
 
 // Row-wise memory-bound ops: bandwidth = bytes that must move (read X
@@ -170,8 +171,8 @@ void rowOps(int64_t M, int64_t N) {
   });
   auto gbs = [&](double ms) { return bytes / (ms * 1e-3) / 1e9; };
   auto row = [&](const char *name, double ms, double err) {
-    std::printf("| %s | %ldx%ld | %.3f | %.0f | %.0f | %.2f | %.1e |\n", name, (long)M, (long)N, ms, gbs(ms),
-                gbs(copy), gbs(ms) / gbs(copy), err);
+    fmt::print("| {} | {}x{} | {:.3f} | {:.0f} | {:.0f} | {:.2f} | {:.1e} |\n", name, M, N, ms, gbs(ms), gbs(copy),
+               gbs(ms) / gbs(copy), err);
   };
   // Sampled rows against double-precision CPU references.
   auto softmaxErr = [&](const std::vector<float> &y) {
@@ -218,19 +219,19 @@ int main(int argc, char **argv) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
     else {
-      std::fprintf(stderr, "usage: tk_gpu_bench [--quick] [--reps N]\n");
+      fmt::print(stderr, "usage: tk_gpu_bench [--quick] [--reps N]\n");
       return 2;
     }
   }
   if (int s = tkrt_cuda_init(); s == TKRT_CUDA_NO_DRIVER || s == TKRT_CUDA_NO_DEVICE) {
-    std::printf("no CUDA device: skipped (tkrt_cuda_init status %d: %s)\n", s,
-                s == TKRT_CUDA_NO_DRIVER ? "no usable CUDA driver" : "no device 0");
+    fmt::print("no CUDA device: skipped (tkrt_cuda_init status {}: {})\n", s,
+               s == TKRT_CUDA_NO_DRIVER ? "no usable CUDA driver" : "no device 0");
     return 0;
   } else {
     check("tkrt_cuda_init", s);
   }
   if (std::string why = api.load(TK_GPU_BENCH_CUBLAS); !why.empty()) fail(why);
-  std::printf("# tk_gpu_bench: medians of %d runs (CUDA events); ratio = reference time / tkc time\n", reps);
+  fmt::print("# tk_gpu_bench: medians of {} runs (CUDA events); ratio = reference time / tkc time\n", reps);
 
   const char *gemmCols = "| dtype | MxNxK | tkc kernel | tkc ms | tkc TFLOP/s | cuBLAS ms | cuBLAS TFLOP/s | ratio | "
                          "max rel err |\n|---|---|---|---|---|---|---|---|---|";

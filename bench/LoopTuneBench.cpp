@@ -8,6 +8,8 @@
 
 #include "frontend/driver/Tune.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -28,7 +30,7 @@ int main(int argc, char **argv) {
     else if (!std::strncmp(argv[i], "--policy=", 9)) policy = argv[i] + 9;
     else if (!std::strncmp(argv[i], "--seed=", 7)) seed = static_cast<unsigned>(std::atoi(argv[i] + 7));
     else {
-      std::fprintf(stderr, "usage: tk_looptune_bench [--nests=N] [--budget=SEC] [--policy=FILE] [--seed=N]\n");
+      fmt::print(stderr, "usage: tk_looptune_bench [--nests=N] [--budget=SEC] [--policy=FILE] [--seed=N]\n");
       return 2;
     }
   }
@@ -42,38 +44,42 @@ int main(int argc, char **argv) {
   const char *searches[] = {"policy", "greedy1", "greedy2", "beam2dfs", "beam4dfs", "beam2bfs", "beam4bfs", "random"};
   std::map<std::string, double> logGain, logTime, maxTime;
   std::mt19937 rng(seed);
-  std::printf("%-34s %8s", "nest (GFLOP/s)", "start");
-  for (const char *s : searches) std::printf(" %9s", s);
-  std::printf("\n");
+  fmt::print("{:<34} {:>8}", "nest (GFLOP/s)", "start");
+  for (const char *s : searches) fmt::print(" {:>9}", s);
+  fmt::print("\n");
   for (int id = 0; id < nests; ++id) {
     std::string src = randomNestSource(rng, id);
     ir::Module m = buildNestModule(src);
     TuneNest start = *extractTuneNest(m.exports[0].op, &err);
     std::string shape;
-    for (const NestVar &v : start.vars) shape += (shape.empty() ? "" : "x") + std::to_string(v.extent);
-    std::printf("%-6s %-27s", src.find("sum(c, r, s)") != std::string::npos ? "conv" : src.find("sum(j)") != std::string::npos ? "rowsum" : "matmul", shape.c_str());
+    for (const NestVar &v : start.vars) shape += fmt::format("{}{}", shape.empty() ? "" : "x", v.extent);
+    const char *kind = src.find("sum(c, r, s)") != std::string::npos ? "conv"
+                       : src.find("sum(j)") != std::string::npos     ? "rowsum"
+                                                                     : "matmul";
+    fmt::print("{:<6} {:<27}", kind, shape);
     double startG = 0;
     for (const char *s : searches) {
       Evaluator eval(jitGflops(target));
       SearchLimits lim;
-      lim.vectorLanes = vectorLanes(target);
+      lim.vectorLanes = vectorLanes(target.vectorBits);
       lim.budgetSec = budget;
       SearchResult r = runSearch(s, start, eval, lim, &*q);
       if (!startG) {
         startG = r.startGflops;
-        std::printf(" %8.2f", startG);
+        fmt::print(" {:8.2f}", startG);
       }
-      std::printf(" %9.2f", r.gflops);
+      fmt::print(" {:9.2f}", r.gflops);
       std::fflush(stdout);
       logGain[s] += std::log(r.gflops / r.startGflops);
       logTime[s] += std::log(r.seconds);
       maxTime[s] = std::max(maxTime[s], r.seconds);
     }
-    std::printf("\n");
+    fmt::print("\n");
   }
-  std::printf("\n%-10s %14s %16s %14s %12s\n", "search", "speedup(geo)", "policy/search", "time(geo) s", "max time s");
+  fmt::print("\n{:<10} {:>14} {:>16} {:>14} {:>12}\n", "search", "speedup(geo)", "policy/search", "time(geo) s",
+             "max time s");
   for (const char *s : searches)
-    std::printf("%-10s %13.2fx %15.2fx %14.3f %12.3f\n", s, std::exp(logGain[s] / nests),
-                std::exp((logGain["policy"] - logGain[s]) / nests), std::exp(logTime[s] / nests), maxTime[s]);
+    fmt::print("{:<10} {:13.2f}x {:15.2f}x {:14.3f} {:12.3f}\n", s, std::exp(logGain[s] / nests),
+               std::exp((logGain["policy"] - logGain[s]) / nests), std::exp(logTime[s] / nests), maxTime[s]);
   return 0;
 }

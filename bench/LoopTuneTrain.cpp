@@ -10,6 +10,8 @@
 #include "scheduler/looptune/Policy.h"
 #include "scheduler/looptune/StateVector.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -45,15 +47,15 @@ int main(int argc, char **argv) {
     else if (!std::strncmp(argv[i], "--out=", 6)) out = argv[i] + 6;
     else if (!std::strncmp(argv[i], "--seed=", 7)) seed = static_cast<unsigned>(std::atoi(argv[i] + 7));
     else {
-      std::fprintf(stderr, "usage: tk_looptune_train [--minutes=M] [--out=FILE] [--seed=N]\n");
+      fmt::print(stderr, "usage: tk_looptune_train [--minutes=M] [--out=FILE] [--seed=N]\n");
       return 2;
     }
   }
   std::string err;
   CpuTarget target = *resolveCpuTarget("host", &err);
-  int lanes = vectorLanes(target);
+  int lanes = vectorLanes(target.vectorBits);
   double peak = measurePeakGflops(target);
-  std::printf("peak %.1f GFLOP/s (one core), %d lanes\n", peak, lanes);
+  fmt::print("peak {:.1f} GFLOP/s (one core), {} lanes\n", peak, lanes);
   std::mt19937 rng(seed);
   std::vector<Problem> pool;
   for (int id = 0; id < 48; ++id) {
@@ -113,8 +115,8 @@ int main(int argc, char **argv) {
     }
     recentReward = episodes ? 0.95 * recentReward + 0.05 * episodeReward : episodeReward;
     if (++episodes % 50 == 0)
-      std::printf("%6.0f s  episodes %d  updates %d  eps %.2f  mean episode reward %.4f (x peak)\n", elapsed(),
-                  episodes, updates, eps, recentReward);
+      fmt::print("{:6.0f} s  episodes {}  updates {}  eps {:.2f}  mean episode reward {:.4f} (x peak)\n", elapsed(),
+                 episodes, updates, eps, recentReward);
     std::fflush(stdout);
   }
   std::ofstream(out) << q.serialize();
@@ -131,7 +133,8 @@ int main(int argc, char **argv) {
     gain += r.gflops / r.startGflops;
     ++n;
   }
-  std::printf("trained %.0f s, %d episodes, %d updates; held-out mean speedup over the initial nest %.2fx; wrote %s\n",
-              elapsed(), episodes, updates, gain / n, out.c_str());
+  fmt::print("trained {:.0f} s, {} episodes, {} updates; held-out mean speedup over the initial nest {:.2f}x; "
+             "wrote {}\n",
+             elapsed(), episodes, updates, gain / n, out);
   return 0;
 }

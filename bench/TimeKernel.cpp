@@ -36,13 +36,13 @@ std::unique_ptr<looptune::JitKernel> jitKernel(const ir::KernelPtr &k, const Cpu
   return std::make_unique<looptune::JitKernel>(fs[0], target, values);
 }
 
-ir::KernelPtr productionKernel(const ir::OpPtr &op, const construct::ConstructOptions &co, int vectorBits) {
+ir::KernelPtr productionKernel(const ir::OpPtr &op, const construct::ConstructOptions &co, const TargetDesc &target) {
   SourceManager sm;
   DiagEngine diags(sm);
   std::ostringstream messages;
   diags.setStream(&messages);
   PipelineOptions po;
-  po.target.vectorBits = vectorBits;
+  po.target = target;
   po.construct = &co;
   std::vector<ir::KernelPtr> ks = scheduleModule(moduleOf(op, nullptr), po, diags);
   if (ks.size() != 1 || diags.hasErrors())

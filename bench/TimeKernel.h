@@ -5,6 +5,7 @@
 #pragma once
 #include "frontend/driver/JitMeasure.h"
 #include "ir/MappingIR.h"
+#include "scheduler/TargetDesc.h"
 #include "scheduler/construct/FillHoles.h"
 
 #include <functional>
@@ -25,7 +26,7 @@ std::unique_ptr<looptune::JitKernel> jitKernel(const ir::KernelPtr &k, const Cpu
 // The kernel tkc builds for `op` when it has none (ConstructSchedule for
 // contractions, ConstructConvolution for windowed ones, DefaultSchedule
 // otherwise), constructed with `co` (hardware, shape hints).
-ir::KernelPtr productionKernel(const ir::OpPtr &op, const construct::ConstructOptions &co, int vectorBits);
+ir::KernelPtr productionKernel(const ir::OpPtr &op, const construct::ConstructOptions &co, const TargetDesc &target);
 
 // Median seconds of `run` after one warm-up call: 7 timed calls, or 3 when
 // the warm-up took longer than 0.3 s (so a slow candidate costs seconds,

@@ -12,7 +12,7 @@ PKGS=(
   libantlr4-runtime-dev # ANTLR 4 C++ runtime linked by tk_parser
   llvm-19-dev           # LLVM 19: x86 code generation (backends/x86)
   libzstd-dev           # needed to link libLLVM-19
-  libfmt-dev            # formatting library
+  libfmt-dev            # fmt: text formatting of diagnostics, records, names and bench tables
   doctest-dev           # unit test framework (tests/unit)
   libisl-dev            # isl: exact integer-set checks of task-mapping coverage and conflicts
   ninja-build cmake g++ make # build tools

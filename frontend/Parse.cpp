@@ -1,14 +1,14 @@
 #include "frontend/Parse.h"
 
-#include "frontend/BuildAST.h"
-#include "frontend/SyntaxErrors.h"
 #include "frontend/TokenLoc.h"
+#include "frontend/antlr/BuildAST.h"
+#include "frontend/antlr/SyntaxErrors.h"
 
 #include "TkLexer.h"
 #include "TkParser.h"
 #include "antlr4-runtime.h"
 
-#include <cstdio>
+#include <fmt/format.h>
 
 namespace tk {
 
@@ -39,8 +39,8 @@ bool checkNesting(const std::vector<antlr4::Token *> &tokens, const TokenLocator
     if (t == TkLexer::LPAREN || t == TkLexer::LBRACK || t == TkLexer::LBRACE) {
       elseIfs.push_back(0);
       if (++depth + elseIfs[elseIfs.size() - 2] > kMaxNesting) {
-        diags.error(loc.at(tokens[i]), "nesting deeper than " + std::to_string(kMaxNesting) +
-                                           " levels; split the code into smaller pieces");
+        diags.error(loc.at(tokens[i]), "nesting deeper than {} levels; split the code into smaller pieces",
+                    kMaxNesting);
         return false;
       }
     } else if ((t == TkLexer::RPAREN || t == TkLexer::RBRACK || t == TkLexer::RBRACE) && depth > 0) {
@@ -53,9 +53,10 @@ bool checkNesting(const std::vector<antlr4::Token *> &tokens, const TokenLocator
     }
     if (t == TkLexer::SEMI || t == TkLexer::LBRACE || t == TkLexer::RBRACE) operators = 0;
     if (isOperator(t) && ++operators > kMaxOperatorsPerStatement) {
-      diags.error(loc.at(tokens[i]), "expression too complex (more than " +
-                                         std::to_string(kMaxOperatorsPerStatement) +
-                                         " operators in one statement); split it with intermediate tensors");
+      diags.error(loc.at(tokens[i]),
+                  "expression too complex (more than {} operators in one statement); split it with intermediate "
+                  "tensors",
+                  kMaxOperatorsPerStatement);
       return false;
     }
   }
@@ -88,9 +89,7 @@ std::unique_ptr<ast::File> parseFile(int fileId, const SourceManager &sm, DiagEn
   TokenLocator locator(fileId, text);
   size_t bad = findInvalidUtf8(text);
   if (bad != std::string::npos) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "invalid UTF-8 byte 0x%02X", static_cast<unsigned char>(text[bad]));
-    diags.error(locator.atByte(bad), buf);
+    diags.error(locator.atByte(bad), "invalid UTF-8 byte 0x{:02X}", static_cast<unsigned char>(text[bad]));
     return nullptr;
   }
 
@@ -101,8 +100,8 @@ std::unique_ptr<ast::File> parseFile(int fileId, const SourceManager &sm, DiagEn
   try {
     tokens.fill();
   } catch (const BoundedLexer::TooManyTokens &e) {
-    diags.error(e.loc, "file too large: more than " + std::to_string(kMaxTokensPerFile) +
-                           " tokens; split it into files that import each other");
+    diags.error(e.loc, "file too large: more than {} tokens; split it into files that import each other",
+                kMaxTokensPerFile);
     return nullptr;
   }
   if (!checkNesting(tokens.getTokens(), locator, diags)) return nullptr;
@@ -119,9 +118,9 @@ std::unique_ptr<ast::File> parseFile(int fileId, const SourceManager &sm, DiagEn
     // their trees at once (about 10 KB per one-line op).
     while (tokens.LA(1) != antlr4::Token::EOF) {
       if (file->decls.size() == kMaxDeclsPerFile) {
-        diags.error(locator.at(tokens.LT(1)), "more than " + std::to_string(kMaxDeclsPerFile) +
-                                                  " declarations in one file; split it into files that import "
-                                                  "each other");
+        diags.error(locator.at(tokens.LT(1)),
+                    "more than {} declarations in one file; split it into files that import each other",
+                    kMaxDeclsPerFile);
         return nullptr;
       }
       ok &= appendDecl(parser.decl(), locator, diags, *file);

@@ -1,5 +1,7 @@
 #include "frontend/PrintAST.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <sstream>
 
@@ -7,8 +9,10 @@ namespace tk {
 
 namespace {
 
-std::string loc(SourceLoc l) { return "  # " + std::to_string(l.line) + ":" + std::to_string(l.col); }
+std::string loc(SourceLoc l) { return fmt::format("  # {}:{}", l.line, l.col); }
 
+// std::to_chars, not fmt: its shortest form picks fixed or exponent notation
+// differently from fmt's "{}" (1e+15 vs 1000000000000000), and dumps must not change.
 std::string formatFloat(double v) {
   char buf[64];
   auto res = std::to_chars(buf, buf + sizeof buf, v);
@@ -101,7 +105,7 @@ void printStmts(std::ostream &os, const std::vector<ast::StmtPtr> &stmts, int in
 
 std::string printASTExpr(const ast::Expr &e) {
   switch (e.kind) {
-  case ast::ExprKind::Int: return std::to_string(e.intValue);
+  case ast::ExprKind::Int: return fmt::format("{}", e.intValue);
   case ast::ExprKind::Float: return formatFloat(e.floatValue);
   case ast::ExprKind::Bool: return e.intValue ? "true" : "false";
   case ast::ExprKind::Inf: return "inf";
@@ -124,9 +128,7 @@ std::string printASTExpr(const ast::Expr &e) {
   }
   case ast::ExprKind::Hole: {
     if (e.candidates.empty()) return "?";
-    std::string s = "? in {";
-    for (size_t i = 0; i < e.candidates.size(); ++i) s += (i ? ", " : "") + std::to_string(e.candidates[i]);
-    return s + "}";
+    return fmt::format("? in {{{}}}", fmt::join(e.candidates, ", "));
   }
   }
   return "?";

@@ -2,6 +2,8 @@
 
 #include "ir/IntArith.h"
 
+#include <fmt/format.h>
+
 namespace tk::sema {
 
 using ir::ExprKind;
@@ -88,8 +90,8 @@ bool checkLiteralFits(const ir::Expr &literal, DiagEngine &diags) {
   if (literal->kind != ExprKind::IntImm || !ir::isInteger(literal->type) ||
       ir::fitsIntType(literal->intValue, literal->type))
     return true;
-  diags.error(literal->loc, "integer literal " + std::to_string(literal->intValue) + " does not fit in " +
-                                std::string(ir::scalarTypeName(literal->type)));
+  diags.error(literal->loc, "integer literal {} does not fit in {}", literal->intValue,
+              ir::scalarTypeName(literal->type));
   return false;
 }
 

@@ -6,6 +6,8 @@
 #include "ir/IntArith.h"
 #include "ir/Reduction.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -61,8 +63,11 @@ SourceLoc startLoc(const ast::Expr &e) {
   return e.kind == K::Binary ? startLoc(*e.args[0]) : e.loc;
 }
 
-std::string plural(size_t n, const char *word) {
-  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+// "1 index", "2 indices", "3 arguments".
+std::string plural(size_t n, std::string_view word) {
+  if (n == 1) return fmt::format("1 {}", word);
+  if (word == "index") return fmt::format("{} indices", n);
+  return fmt::format("{} {}s", n, word);
 }
 
 class Lowerer {
@@ -125,8 +130,8 @@ private:
       if (env_.mode == ExprEnv::Mode::Signature)
         return error(e.loc, "tensor '" + e.name + "' cannot appear in a shape or constraint");
       if (b->tensor->rank() != 0)
-        return error(e.loc, "tensor '" + e.name + "' has rank " + std::to_string(b->tensor->rank()) +
-                                "; read an element with " + e.name + "[...]");
+        return error(e.loc, fmt::format("tensor '{}' has rank {}; read an element with {}[...]", e.name,
+                                        b->tensor->rank(), e.name));
       if (!b->assigned) return error(e.loc, "output '" + e.name + "' is read before it is assigned");
       return ir::load(b->tensor, {}, nullptr, nullptr, e.loc);
     case Binding::Kind::Let: return b->value;
@@ -152,8 +157,8 @@ private:
     if (!b->assigned) return error(e.loc, "output '" + e.name + "' is read before it is assigned");
     const ir::TensorPtr &t = b->tensor;
     if (e.args.size() != t->rank())
-      return error(e.loc, "'" + e.name + "' has rank " + std::to_string(t->rank()) + " but is indexed with " +
-                              plural(e.args.size(), "index"));
+      return error(e.loc, fmt::format("'{}' has rank {} but is indexed with {}", e.name, t->rank(),
+                                      plural(e.args.size(), "index")));
     std::vector<ir::Expr> idx;
     const ast::Expr *compound = nullptr;
     bool ok = true;
@@ -164,7 +169,7 @@ private:
       if (!i) continue;
       if (env_.mode == ExprEnv::Mode::OpBody) {
         if (i->kind == ir::ExprKind::Var && i->varKind == ir::VarKind::Index && a.kind == K::Name)
-          env_.uses.push_back({i->name, t->shape[d], a.loc, "dimension " + std::to_string(d + 1) + " of " + t->name,
+          env_.uses.push_back({i->name, t->shape[d], a.loc, fmt::format("dimension {} of {}", d + 1, t->name),
                                e.pad != nullptr});
         else if (!compound)
           compound = &a;
@@ -203,7 +208,7 @@ private:
     }
     auto arity = [&](size_t n) {
       if (args.size() == n) return true;
-      error(e.loc, "'" + e.name + "' takes " + plural(n, "argument") + ", got " + std::to_string(args.size()));
+      error(e.loc, fmt::format("'{}' takes {}, got {}", e.name, plural(n, "argument"), args.size()));
       return false;
     };
     if (isShuffleName(e.name))

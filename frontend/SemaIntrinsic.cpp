@@ -3,6 +3,8 @@
 #include "frontend/SemaExpr.h"
 #include "ir/IntArith.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <optional>
 
@@ -42,7 +44,7 @@ std::string dtypeList(const std::vector<ScalarType> &ts) {
 
 std::string intList(const std::vector<int64_t> &xs) {
   std::vector<std::string> names;
-  for (int64_t x : xs) names.push_back(std::to_string(x));
+  for (int64_t x : xs) names.push_back(fmt::format("{}", x));
   return joinOr(names);
 }
 
@@ -101,7 +103,7 @@ public:
   ir::Expr operand(const ast::Stmt &s, size_t n, const OperandRule &rule) {
     using F = OperandRule::Form;
     const ast::Expr &e = *s.indices[n];
-    std::string what = "operand " + std::to_string(n + 1) + " of '" + s.target.name + "' (the " + rule.role + ")";
+    std::string what = fmt::format("operand {} of '{}' (the {})", n + 1, s.target.name, rule.role);
     if (rule.form == F::Count) return count(e, what);
     if (rule.form == F::Value) return value(e);
     bool fragment = rule.form == F::Fragment, atomic = rule.form == F::AtomicElem;
@@ -139,9 +141,8 @@ public:
     int64_t last = 0;
     bool constLast = t->rank() > 0 && ir::isConstInt(t->shape.back(), &last);
     if (fragment && (!constLast || std::find(rule.lengths.begin(), rule.lengths.end(), last) == rule.lengths.end())) {
-      cx_.diags.error(e.loc, what + " must be a fragment of " + intList(rule.lengths) +
-                                 " elements, but the last dimension of '" + t->name + "' is " +
-                                 (constLast ? std::to_string(last) : "not a constant"));
+      cx_.diags.error(e.loc, "{} must be a fragment of {} elements, but the last dimension of '{}' is {}", what,
+                      intList(rule.lengths), t->name, constLast ? fmt::format("{}", last) : "not a constant");
       return nullptr;
     }
     if (rule.form == F::Tile && (t->rank() < 2 || last % 8 != 0)) {
@@ -152,10 +153,9 @@ public:
     }
     size_t want = fragment ? t->rank() - 1 : t->rank();
     if (e.args.size() != want) {
-      cx_.diags.error(e.loc, what + ": '" + t->name + "' has rank " + std::to_string(t->rank()) + ", so it takes " +
-                                 std::to_string(want) + (want == 1 ? " index" : " indices") +
-                                 (fragment ? " (all but the fragment dimension)" : "") + ", not " +
-                                 std::to_string(e.args.size()));
+      cx_.diags.error(e.loc, "{}: '{}' has rank {}, so it takes {} {}{}, not {}", what, t->name, t->rank(), want,
+                      want == 1 ? "index" : "indices", fragment ? " (all but the fragment dimension)" : "",
+                      e.args.size());
       return nullptr;
     }
     std::vector<ir::Expr> idx;
@@ -210,9 +210,9 @@ public:
     int64_t n = m.operands[2]->intValue;
     std::optional<int64_t> bytes = ir::checkedMul(n, ir::scalarTypeBytes(m.operands[0]->tensor->dtype));
     if (n > 0 && (bytes == 4 || bytes == 8 || bytes == 16)) return true;
-    cx_.diags.error(s.indices[2]->loc, "'cp_async' copies 4, 8 or 16 bytes, but " + std::to_string(n) + " " +
-                                           std::string(ir::scalarTypeName(m.operands[0]->tensor->dtype)) +
-                                           " elements are " + (bytes ? std::to_string(*bytes) : "2^63 or more"));
+    cx_.diags.error(s.indices[2]->loc, "'cp_async' copies 4, 8 or 16 bytes, but {} {} elements are {}", n,
+                    ir::scalarTypeName(m.operands[0]->tensor->dtype),
+                    bytes ? fmt::format("{}", *bytes) : "2^63 or more");
     return false;
   }
 
@@ -243,11 +243,9 @@ public:
     m->intrinsic = sig->kind;
     if (s.indices.size() != sig->rules.size()) {
       size_t n = sig->rules.size();
-      cx_.diags.error(s.target.loc, "'" + name + "' takes " +
-                                        (n ? std::to_string(n) + " operand" + (n == 1 ? "" : "s") + " (" +
-                                                 sig->operandNames + ")"
-                                           : std::string("no operands")) +
-                                        ", not " + std::to_string(s.indices.size()));
+      std::string operands = n ? fmt::format("{} operand{} ({})", n, n == 1 ? "" : "s", sig->operandNames)
+                               : std::string("no operands");
+      cx_.diags.error(s.target.loc, "'{}' takes {}, not {}", name, operands, s.indices.size());
       return nullptr;
     }
     bool ok = true;
@@ -315,9 +313,11 @@ ir::Expr checkShuffle(const ast::Expr &e, std::vector<ir::Expr> args, const Shuf
     return fail(e.loc, "'" + name + "' exchanges values between the 32 lanes of a warp: write it inside a task "
                                     "mapping 'on threads' or 'on warps'");
   if (args.size() != 2)
-    return fail(e.loc, "'" + name + "' takes 2 arguments (value, " +
-                           (name == "shfl_xor" ? "lane mask" : name == "shfl_idx" ? "source lane" : "lane delta") +
-                           "), got " + std::to_string(args.size()));
+    return fail(e.loc, fmt::format("'{}' takes 2 arguments (value, {}), got {}", name,
+                                   name == "shfl_xor"   ? "lane mask"
+                                   : name == "shfl_idx" ? "source lane"
+                                                        : "lane delta",
+                                   args.size()));
   if (args[0]->type != ScalarType::F32 && args[0]->type != ScalarType::I32)
     return fail(e.args[0]->loc, "'" + name + "' moves 32-bit values: its first argument must be f32 or i32, not " +
                                     std::string(ir::scalarTypeName(args[0]->type)));
@@ -326,8 +326,8 @@ ir::Expr checkShuffle(const ast::Expr &e, std::vector<ir::Expr> args, const Shuf
                                     std::string(ir::scalarTypeName(args[1]->type)));
   int64_t lane = 0;
   if (ir::isConstInt(args[1], &lane) && (lane < 0 || lane > 31))
-    return fail(e.args[1]->loc, "the lane operand of '" + name + "' must be in 0..31 (a warp has 32 lanes), not " +
-                                    std::to_string(lane));
+    return fail(e.args[1]->loc,
+                fmt::format("the lane operand of '{}' must be in 0..31 (a warp has 32 lanes), not {}", name, lane));
   auto it = std::find_if(kShuffles.begin(), kShuffles.end(), [&](const auto &p) { return p.first == name; });
   if (it == kShuffles.end()) throw InternalError("checkShuffle: not a shuffle: " + name);
   ir::Expr laneArg = ir::isConstInt(args[1]) ? ir::intImm(lane, ScalarType::I32, args[1]->loc)

@@ -6,6 +6,8 @@
 #include "frontend/SemaExpr.h"
 #include "frontend/SemaIntrinsic.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <set>
 
@@ -67,7 +69,7 @@ private:
     e.makeHole = [this](const ast::Expr &h) -> ir::Expr {
       for (int64_t c : h.candidates)
         if (c <= 0) {
-          diags_.error(h.loc, "hole candidates must be positive, not " + std::to_string(c));
+          diags_.error(h.loc, "hole candidates must be positive, not {}", c);
           return nullptr;
         }
       int id = static_cast<int>(kernel_->holes.size());
@@ -98,7 +100,7 @@ private:
     // order: resuming from the last n gives the smallest free one.
     std::string unique = id.name;
     for (int &n = nextSuffix_.try_emplace(id.name, 1).first->second; usedVarNames_.count(unique); ++n)
-      unique = id.name + "." + std::to_string(n);
+      unique = fmt::format("{}.{}", id.name, n);
     usedVarNames_.insert(unique);
     ir::Expr v = ir::var(unique, ir::VarKind::Loop, ir::ScalarType::I64, id.loc);
     if (!scope_.declare(id.name, {Binding::Kind::Loop, nullptr, v, id.loc}))
@@ -151,8 +153,8 @@ private:
     ir::Expr value = lowerExpr(*s.value, en);
     if (!t) return nullptr;
     if (s.indices.size() != t->rank()) {
-      diags_.error(s.target.loc, "'" + t->name + "' has rank " + std::to_string(t->rank()) + " but is assigned with " +
-                                     std::to_string(s.indices.size()) + (s.indices.size() == 1 ? " index" : " indices"));
+      diags_.error(s.target.loc, "'{}' has rank {} but is assigned with {} {}", t->name, t->rank(), s.indices.size(),
+                   s.indices.size() == 1 ? "index" : "indices");
       return nullptr;
     }
     auto m = newStmt(ir::MStmt::Kind::Store, s.loc);
@@ -197,8 +199,8 @@ private:
       bool perm = sorted.size() == a.dims.size();
       for (size_t i = 0; perm && i < sorted.size(); ++i) perm = sorted[i] == static_cast<int64_t>(i);
       if (!perm) {
-        diags_.error(a.ranksLoc, "ranks must be a permutation of 0.." + std::to_string(a.dims.size() - 1) +
-                                     " (one entry per dimension of " + a.name + ")");
+        diags_.error(a.ranksLoc, "ranks must be a permutation of 0..{} (one entry per dimension of {})",
+                     a.dims.size() - 1, a.name);
         return std::nullopt;
       }
       for (int64_t r : a.ranks) out.perm.push_back(static_cast<int>(r));
@@ -218,18 +220,18 @@ private:
       }
       spatial |= at->kind == ir::MappingAtom::Kind::Spatial;
       if (!m->mapping.atoms.empty() && at->dims.size() != m->mapping.rank()) {
-        diags_.error(a.loc, "task mappings composed with '*' must have the same rank: " + a.name + " has rank " +
-                                std::to_string(at->dims.size()) + " but " + s.atoms[0].name + " has rank " +
-                                std::to_string(m->mapping.rank()));
+        diags_.error(a.loc,
+                     "task mappings composed with '*' must have the same rank: {} has rank {} but {} has rank "
+                     "{}",
+                     a.name, at->dims.size(), s.atoms[0].name, m->mapping.rank());
         ok = false;
         continue;
       }
       m->mapping.atoms.push_back(*at);
     }
     if (ok && s.vars.size() != m->mapping.rank()) {
-      diags_.error(s.vars[0].loc, "the loop binds " + std::to_string(s.vars.size()) + " variable" +
-                                      (s.vars.size() == 1 ? "" : "s") + " but the task mapping has rank " +
-                                      std::to_string(m->mapping.rank()));
+      diags_.error(s.vars[0].loc, "the loop binds {} variable{} but the task mapping has rank {}", s.vars.size(),
+                   s.vars.size() == 1 ? "" : "s", m->mapping.rank());
       ok = false;
     }
     if (!s.worker.name.empty()) {

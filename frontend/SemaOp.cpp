@@ -4,6 +4,8 @@
 #include "frontend/Sema.h"
 #include "frontend/SemaExpr.h"
 
+#include <fmt/format.h>
+
 #include <functional>
 #include <set>
 
@@ -154,9 +156,8 @@ private:
       }
       known = !inferredShape_.count(target->name);
       if (known && s.indices.size() != target->rank()) {
-        diags_.error(s.target.loc, "'" + target->name + "' has rank " + std::to_string(target->rank()) +
-                                       " but is assigned with " + std::to_string(s.indices.size()) +
-                                       (s.indices.size() == 1 ? " index" : " indices"));
+        diags_.error(s.target.loc, "'{}' has rank {} but is assigned with {} {}", target->name, target->rank(),
+                     s.indices.size(), s.indices.size() == 1 ? "index" : "indices");
         return;
       }
     }
@@ -209,9 +210,9 @@ private:
       for (const RangeUse &u : env.uses)
         if (u.var == vars[d].name) mine.push_back(u);
       ir::Expr declared = known ? target->shape[d] : nullptr;
-      std::string what = known ? "dimension " + std::to_string(d + 1) + " of " +
-                                     (target->role == ir::TensorRole::Output ? "output " : "") + target->name +
-                                     (target->role == ir::TensorRole::Output ? " (as declared)" : "")
+      bool output = target->role == ir::TensorRole::Output;
+      std::string what = known ? fmt::format("dimension {} of {}{}{}", d + 1, output ? "output " : "", target->name,
+                                             output ? " (as declared)" : "")
                                : "";
       if (bounds[d] && declared)
         mine.push_back({vars[d].name, bounds[d], vars[d].loc, "the range " + vars[d].name + " < " + ir::printExpr(bounds[d]), false});

@@ -1,5 +1,7 @@
 #include "frontend/SemaScope.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace tk::sema {
@@ -66,6 +68,6 @@ std::string didYouMean(const std::string &name, const std::vector<std::string> &
   return c.empty() ? "" : "; did you mean '" + c + "'?";
 }
 
-std::string lineCol(SourceLoc loc) { return std::to_string(loc.line) + ":" + std::to_string(loc.col); }
+std::string lineCol(SourceLoc loc) { return fmt::format("{}:{}", loc.line, loc.col); }
 
 } // namespace tk::sema

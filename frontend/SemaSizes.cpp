@@ -5,6 +5,8 @@
 #include "ir/Simplify.h"
 #include "ir/TensorSize.h"
 
+#include <fmt/format.h>
+
 namespace tk::sema {
 
 namespace {
@@ -24,8 +26,7 @@ bool checkTensor(const ir::TensorDecl &t, bool local, DiagEngine &diags) {
   for (size_t d = 0; d < t.shape.size(); ++d) {
     int64_t v = 0;
     if (ir::isConstInt(ir::simplify(t.shape[d]), &v) && v < 0) {
-      diags.error(t.loc, describe(t) + " has extent " + std::to_string(v) + " in dimension " + std::to_string(d) +
-                             ": an extent must not be negative");
+      diags.error(t.loc, "{} has extent {} in dimension {}: an extent must not be negative", describe(t), v, d);
       return false;
     }
   }
@@ -37,9 +38,10 @@ bool checkTensor(const ir::TensorDecl &t, bool local, DiagEngine &diags) {
   }
   bool stack = local && (t.scope == ir::Scope::Register || t.scope == ir::Scope::Local);
   if (stack && size.known && size.bytes > ir::kMaxStackTensorBytes) {
-    diags.error(t.loc, describe(t) + " takes " + std::to_string(size.bytes) +
-                           " bytes; register and local tensors live on the stack and may take at most 1 MiB (" +
-                           std::to_string(ir::kMaxStackTensorBytes) + " bytes): declare it global");
+    diags.error(t.loc,
+                "{} takes {} bytes; register and local tensors live on the stack and may take at most 1 MiB ({} "
+                "bytes): declare it global",
+                describe(t), size.bytes, ir::kMaxStackTensorBytes);
     return false;
   }
   return true;
@@ -59,8 +61,8 @@ bool checkMapping(const ir::MStmt &s, DiagEngine &diags) {
       std::optional<int64_t> task = ir::checkedMul(shape[d], v);
       std::optional<int64_t> work = a.kind == ir::MappingAtom::Kind::Spatial ? ir::checkedMul(workers, v) : workers;
       if (!task || !work) {
-        diags.error(a.loc.valid() ? a.loc : s.loc, "task mapping '" + ir::printMapping(m) + "' has more than 2^63 " +
-                                                      (task ? "workers" : "tasks in dimension " + std::to_string(d)));
+        diags.error(a.loc.valid() ? a.loc : s.loc, "task mapping '{}' has more than 2^63 {}", ir::printMapping(m),
+                    task ? "workers" : fmt::format("tasks in dimension {}", d));
         return false;
       }
       shape[d] = *task;

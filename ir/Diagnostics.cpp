@@ -116,7 +116,7 @@ void DiagEngine::report(Severity s, SourceLoc loc, std::string msg) {
     // The first error over the limit becomes the last diagnostic.
     if (limitReported_) return;
     limitReported_ = true;
-    msg = "too many errors (more than " + std::to_string(errorLimit_) + "); stopping";
+    msg = fmt::format("too many errors (more than {}); stopping", errorLimit_);
   }
   diags_.push_back({s, loc, std::move(msg)});
   if (format_ == Format::Text) (os_ ? *os_ : std::cerr) << renderText(diags_.back());

@@ -8,11 +8,14 @@
 #pragma once
 #include "ir/SourceLoc.h"
 
+#include <fmt/format.h>
+
 #include <cstdint>
 #include <iosfwd>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace tk {
@@ -64,6 +67,23 @@ public:
   void error(SourceLoc loc, std::string msg) { report(Severity::Error, loc, std::move(msg)); }
   void warning(SourceLoc loc, std::string msg) { report(Severity::Warning, loc, std::move(msg)); }
   void note(SourceLoc loc, std::string msg) { report(Severity::Note, loc, std::move(msg)); }
+  // Formatting overloads: error(loc, "expected {} got {}", a, b) formats
+  // with fmt (format string checked at compile time) and reports the result.
+  template <typename... Args>
+    requires(sizeof...(Args) > 0)
+  void error(SourceLoc loc, fmt::format_string<Args...> f, Args &&...args) {
+    report(Severity::Error, loc, fmt::format(f, std::forward<Args>(args)...));
+  }
+  template <typename... Args>
+    requires(sizeof...(Args) > 0)
+  void warning(SourceLoc loc, fmt::format_string<Args...> f, Args &&...args) {
+    report(Severity::Warning, loc, fmt::format(f, std::forward<Args>(args)...));
+  }
+  template <typename... Args>
+    requires(sizeof...(Args) > 0)
+  void note(SourceLoc loc, fmt::format_string<Args...> f, Args &&...args) {
+    report(Severity::Note, loc, fmt::format(f, std::forward<Args>(args)...));
+  }
   void report(Severity s, SourceLoc loc, std::string msg);
 
   size_t errorCount() const { return errors_; }

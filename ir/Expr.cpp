@@ -1,5 +1,7 @@
 #include "ir/Expr.h"
 
+#include "ir/IRMutator.h"
+#include "ir/IRVisitor.h"
 #include "ir/IntArith.h"
 
 namespace tk::ir {
@@ -282,76 +284,65 @@ bool sameExpr(const Expr &a, const Expr &b) {
   return true;
 }
 
-// Rebuild `e` with every child passed through `f`; returns e itself when no
-// child changed, so untouched subtrees stay shared.
-static Expr mapChildren(const Expr &e, const std::function<Expr(const Expr &)> &f) {
-  bool changed = false;
-  std::vector<Expr> args;
-  args.reserve(e->args.size());
-  for (const Expr &a : e->args) {
-    args.push_back(f(a));
-    changed |= args.back() != a;
-  }
-  Expr pad = e->pad ? f(e->pad) : nullptr;
-  Expr pred = e->pred ? f(e->pred) : nullptr;
-  changed |= pad != e->pad || pred != e->pred;
-  std::vector<IndexVar> rvars = e->rvars;
-  for (IndexVar &v : rvars) {
-    Expr ext = v.extent ? f(v.extent) : nullptr;
-    changed |= ext != v.extent;
-    v.extent = ext;
-  }
-  if (!changed) return e;
-  auto n = std::make_shared<ExprNode>(*e);
-  n->args = std::move(args);
-  n->pad = std::move(pad);
-  n->pred = std::move(pred);
-  n->rvars = std::move(rvars);
-  return n;
-}
+namespace {
 
-Expr substitute(const Expr &e, const std::vector<std::pair<std::string, Expr>> &map) {
-  if (!e) return e;
-  if (e->kind == ExprKind::Var) {
-    for (const auto &[name, value] : map)
+// Variables by name, except where a reduction of the same spelling shadows them.
+class Substitute : public ExprMutator {
+public:
+  explicit Substitute(const std::vector<std::pair<std::string, Expr>> &map) : map_(map) {}
+
+protected:
+  Expr mutateVar(const Expr &e) override {
+    if (scope_.hasVar(e->name)) return e;
+    for (const auto &[name, value] : map_)
       if (name == e->name) return value;
     return e;
   }
-  if (e->kind == ExprKind::Reduce) {
-    // Reduction variables shadow outer names of the same spelling.
-    std::vector<std::pair<std::string, Expr>> inner;
-    for (const auto &entry : map) {
-      bool shadowed = false;
-      for (const IndexVar &v : e->rvars) shadowed |= v.name == entry.first;
-      if (!shadowed) inner.push_back(entry);
-    }
-    auto n = mapChildren(e, [&](const Expr &c) { return substitute(c, map); });
-    if (inner.size() == map.size()) return n;
-    auto m = std::make_shared<ExprNode>(*n);
-    m->args[0] = substitute(e->args[0], inner);
-    return m;
+
+private:
+  const std::vector<std::pair<std::string, Expr>> &map_;
+};
+
+class FillHoles : public ExprMutator {
+public:
+  explicit FillHoles(const std::vector<std::pair<int, int64_t>> &values) : values_(values) {}
+
+protected:
+  Expr mutateLeaf(const Expr &e) override {
+    if (e->kind == ExprKind::Hole)
+      for (const auto &[id, v] : values_)
+        if (id == e->holeId) return intImm(v, ScalarType::I64, e->loc);
+    return e;
   }
-  return mapChildren(e, [&](const Expr &c) { return substitute(c, map); });
+
+private:
+  const std::vector<std::pair<int, int64_t>> &values_;
+};
+
+class PreOrder : public ExprVisitor {
+public:
+  explicit PreOrder(const std::function<void(const Expr &)> &fn) : fn_(fn) {}
+  void walkExpr(const Expr &e) override {
+    if (!e) return;
+    fn_(e);
+    ExprVisitor::walkExpr(e);
+  }
+
+private:
+  const std::function<void(const Expr &)> &fn_;
+};
+
+} // namespace
+
+Expr substitute(const Expr &e, const std::vector<std::pair<std::string, Expr>> &map) {
+  return Substitute(map).mutateExpr(e);
 }
 
 Expr fillHoles(const Expr &e, const std::vector<std::pair<int, int64_t>> &values) {
-  if (!e) return e;
-  if (e->kind == ExprKind::Hole) {
-    for (const auto &[id, v] : values)
-      if (id == e->holeId) return intImm(v, ScalarType::I64, e->loc);
-    return e;
-  }
-  return mapChildren(e, [&](const Expr &c) { return fillHoles(c, values); });
+  return FillHoles(values).mutateExpr(e);
 }
 
-void visitExpr(const Expr &e, const std::function<void(const Expr &)> &fn) {
-  if (!e) return;
-  fn(e);
-  for (const Expr &a : e->args) visitExpr(a, fn);
-  visitExpr(e->pad, fn);
-  visitExpr(e->pred, fn);
-  for (const IndexVar &v : e->rvars) visitExpr(v.extent, fn);
-}
+void visitExpr(const Expr &e, const std::function<void(const Expr &)> &fn) { PreOrder(fn).walkExpr(e); }
 
 bool mentionsVar(const Expr &e, const std::string &name) {
   bool found = false;

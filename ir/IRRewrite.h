@@ -1,6 +1,8 @@
-// Generic rewriting of expressions and statements: the building block of the
-// scheduler passes. Every rewrite returns new nodes and leaves the input
-// untouched, so a kernel shared by several exports is never modified.
+// Function-style rewriting of expressions and statements, for passes that
+// need no scope: small mutators and visitors (ir/IRMutator.h,
+// ir/IRVisitor.h) over a std::function. Every rewrite rebuilds only what
+// changes and leaves the input untouched, so a kernel shared by several
+// exports is never modified.
 #pragma once
 #include "ir/LoopIR.h"
 
@@ -15,13 +17,14 @@ using TensorFn = std::function<TensorPtr(const TensorPtr &)>;
 // Reduce variable extents, Load pads and predicates are children too.
 Expr transformExpr(const Expr &e, const ExprFn &post);
 
-// Copies a mapping-IR statement tree, passing every expression (mapping
+// Rebuilds a mapping-IR statement tree, passing every expression (mapping
 // dims, loop bounds, indices, values, conditions, intrinsic operands) through `fn` and every
-// tensor reference (Store/Alloc targets) through `tensorFn` when given.
+// statement tensor (Store/Alloc/Prefetch targets) through `tensorFn` when
+// given; `fn` sees each expression whole and does its own recursion.
 MStmtPtr rewriteMStmt(const MStmtPtr &s, const ExprFn &fn, const TensorFn &tensorFn = nullptr);
 
 // The same for loop IR (For bounds, Store indices/value/pred, Let values,
-// If/Check conditions).
+// If/Check conditions, intrinsic operands, prefetch indices).
 LStmtPtr rewriteLStmt(const LStmtPtr &s, const ExprFn &fn, const TensorFn &tensorFn = nullptr);
 
 // Rebuilds a loop-IR tree bottom-up: a node's children (block statements,

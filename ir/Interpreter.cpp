@@ -3,6 +3,8 @@
 
 #include "ir/Diagnostics.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -273,7 +275,7 @@ InterpResult bindAndCheck(const Op &op, const InterpArgs &args, Evaluator &ev) {
     ev.env.push_back({&s, intVal(it->second)});
     if (it->second < 0 && res.status == 0) {
       res.status = 1;
-      res.message = "shape symbol " + s + " is negative (" + std::to_string(it->second) + ")";
+      res.message = fmt::format("shape symbol {} is negative ({})", s, it->second);
     }
   }
   for (const Param &p : op.inputs) {
@@ -297,8 +299,7 @@ InterpResult bindAndCheck(const Op &op, const InterpArgs &args, Evaluator &ev) {
       for (size_t d = 0; d < shape.size(); ++d)
         if (shape[d] < 0 && res.status == 0) {
           res.status = 1;
-          res.message = "extent " + std::to_string(d) + " of `" + t.name + "` is negative (" +
-                        std::to_string(shape[d]) + ")";
+          res.message = fmt::format("extent {} of `{}` is negative ({})", d, t.name, shape[d]);
         }
       res.shapes[t.name] = shape;
     };

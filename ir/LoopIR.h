@@ -46,7 +46,7 @@ struct LStmt {
   int errorCode = 0;     // Check: returned from the function when !cond
   std::string message;   // Check: what failed (for docs and printing)
   // A Check whose `tensor` is set is a write check of `tkc --check-mappings`
-  // (scheduler/InstrumentMappingChecks.h): `tensor` holds the record of
+  // (scheduler/cpu/InstrumentMappingChecks.h): `tensor` holds the record of
   // who wrote output `var`, and the runtime's report decides (`cond` is
   // unused).
 

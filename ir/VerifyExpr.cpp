@@ -1,6 +1,9 @@
 #include "ir/VerifyExpr.h"
 
 #include "ir/Diagnostics.h"
+#include "ir/IRVisitor.h"
+
+#include <fmt/format.h>
 
 namespace tk::ir {
 
@@ -21,78 +24,114 @@ void verifyFail(const VerifyScope &scope, const std::string &what) {
   throw InternalError(scope.where + ": " + what);
 }
 
-static void check(const Expr &e, const VerifyScope &scope, const Expr &root) {
-  if (!e) verifyFail(scope, "null expression inside `" + printExpr(root) + "`");
-  auto fail = [&](const std::string &what) { verifyFail(scope, what + " in `" + printExpr(root) + "`"); };
-  switch (e->kind) {
-  case ExprKind::Var:
-    if (!scope.vars.count(e->name)) fail("unbound variable '" + e->name + "'");
-    break;
-  case ExprKind::Hole:
-    if (!scope.holeIds.count(e->holeId)) fail("unfilled or undeclared hole ?" + std::to_string(e->holeId));
-    break;
-  case ExprKind::Load:
-    if (!e->tensor || !scope.tensors.count(e->tensor.get()))
+namespace {
+
+// Checks every node of one expression, `root_`, which messages quote; the
+// walk's own scope holds the reduction variables around the current node.
+class ExprChecker : public ExprVisitor {
+public:
+  ExprChecker(const VerifyScope &outer, const BindingScope &bound, const Expr &root)
+      : outer_(outer), bound_(bound), root_(root) {}
+
+  void run() {
+    if (!root_) failNull();
+    walkExpr(root_);
+  }
+
+protected:
+  void visitLeaf(const Expr &e) override {
+    if (e->kind == ExprKind::Hole && !outer_.holeIds.count(e->holeId))
+      fail(fmt::format("unfilled or undeclared hole ?{}", e->holeId));
+  }
+
+  void visitVar(const Expr &e) override {
+    if (!outer_.vars.count(e->name) && !bound_.hasVar(e->name) && !scope().hasVar(e->name))
+      fail("unbound variable '" + e->name + "'");
+  }
+
+  void visitOperation(const Expr &e) override {
+    switch (e->kind) {
+    case ExprKind::Unary:
+    case ExprKind::Call:
+    case ExprKind::Cast:
+      if (e->args.size() != 1) fail("malformed unary node");
+      break;
+    case ExprKind::Binary:
+      if (e->args.size() != 2) fail("malformed binary node");
+      break;
+    case ExprKind::Shuffle:
+      if (e->args.size() != 2 || !isInteger(e->args[1]->type)) fail("malformed warp shuffle");
+      break;
+    case ExprKind::Select:
+      if (e->args.size() != 3) fail("malformed select");
+      break;
+    default: break;
+    }
+    walkArgs(e);
+  }
+
+  void visitLoad(const Expr &e) override {
+    if (!e->tensor || (!outer_.tensors.count(e->tensor.get()) && !bound_.hasTensor(e->tensor.get())))
       fail("load of tensor '" + (e->tensor ? e->tensor->name : std::string("<null>")) + "' not in scope");
     if (e->args.size() != e->tensor->rank())
-      fail("load of " + e->tensor->name + " with " + std::to_string(e->args.size()) + " indices, rank " +
-           std::to_string(e->tensor->rank()));
-    break;
-  case ExprKind::Reduce: {
-    if (!scope.allowReduce) fail("reduction left after reduction lowering");
-    if (e->args.size() != 1) fail("malformed reduction");
-    VerifyScope inner = scope;
-    for (const IndexVar &v : e->rvars) {
-      if (v.extent) check(v.extent, scope, root);
-      inner.vars.insert(v.name);
-    }
-    check(e->args[0], inner, root);
-    return;
+      fail(fmt::format("load of {} with {} indices, rank {}", e->tensor->name, e->args.size(), e->tensor->rank()));
+    walkArgs(e);
+    walkExpr(e->pad);
+    walkExpr(e->pred);
   }
-  case ExprKind::Unary:
-  case ExprKind::Call:
-  case ExprKind::Cast:
-    if (e->args.size() != 1) fail("malformed unary node");
-    break;
-  case ExprKind::Binary:
-    if (e->args.size() != 2) fail("malformed binary node");
-    break;
-  case ExprKind::Shuffle:
-    if (e->args.size() != 2 || !isInteger(e->args[1]->type)) fail("malformed warp shuffle");
-    break;
-  case ExprKind::Select:
-    if (e->args.size() != 3) fail("malformed select");
-    break;
-  default: break;
-  }
-  for (const Expr &a : e->args) check(a, scope, root);
-  if (e->pad) check(e->pad, scope, root);
-  if (e->pred) check(e->pred, scope, root);
-}
 
-void verifyExpr(const Expr &e, const VerifyScope &scope) { check(e, scope, e); }
+  void visitReduce(const Expr &e) override {
+    if (!outer_.allowReduce) fail("reduction left after reduction lowering");
+    if (e->args.size() != 1) fail("malformed reduction");
+    if (!e->args[0]) failNull();
+    ExprVisitor::visitReduce(e); // the body with the variables bound, then the extents
+  }
+
+private:
+  // Operands must be present (unlike a load's optional `else` value and guard).
+  void walkArgs(const Expr &e) {
+    for (const Expr &a : e->args) {
+      if (!a) failNull();
+      walkExpr(a);
+    }
+  }
+
+  [[noreturn]] void fail(const std::string &what) { verifyFail(outer_, what + " in `" + printExpr(root_) + "`"); }
+  [[noreturn]] void failNull() { verifyFail(outer_, "null expression inside `" + printExpr(root_) + "`"); }
+
+  const VerifyScope &outer_;
+  const BindingScope &bound_;
+  const Expr &root_;
+};
+
+} // namespace
+
+void verifyExpr(const Expr &e, const VerifyScope &scope, const BindingScope &bound) {
+  ExprChecker(scope, bound, e).run();
+}
 
 void verifyStore(const TensorPtr &t, const std::vector<Expr> &indices, const Expr &value,
-                 const VerifyScope &scope) {
-  if (!t || !scope.tensors.count(t.get())) verifyFail(scope, "store to a tensor not in scope");
+                 const VerifyScope &scope, const BindingScope &bound) {
+  if (!t || (!scope.tensors.count(t.get()) && !bound.hasTensor(t.get())))
+    verifyFail(scope, "store to a tensor not in scope");
   if (t->role == TensorRole::Input) verifyFail(scope, "store to input " + t->name);
   if (indices.size() != t->rank()) verifyFail(scope, "store rank mismatch on " + t->name);
-  for (const Expr &i : indices) verifyExpr(i, scope);
-  verifyExpr(value, scope);
+  for (const Expr &i : indices) verifyExpr(i, scope, bound);
+  verifyExpr(value, scope, bound);
 }
 
-void verifyIntrinsicOperands(GpuIntrinsic kind, const std::vector<Expr> &operands, const VerifyScope &scope) {
+void verifyIntrinsicOperands(GpuIntrinsic kind, const std::vector<Expr> &operands, const VerifyScope &scope,
+                             const BindingScope &bound) {
   for (size_t i = 0; i < operands.size(); ++i) {
     const Expr &o = operands[i];
     if (kind == GpuIntrinsic::AtomicAdd && i == 1 && o) {
-      verifyExpr(o, scope);
+      verifyExpr(o, scope, bound);
       continue;
     }
     if (!o || (o->kind != ExprKind::Load && o->kind != ExprKind::IntImm))
       verifyFail(scope, "intrinsic operand is neither a tensor element nor a constant");
-    verifyExpr(o, scope);
+    verifyExpr(o, scope, bound);
   }
 }
-
 
 } // namespace tk::ir

@@ -3,6 +3,7 @@
 // rank, and holes/reductions appear only at the levels that allow them.
 // Violations are compiler bugs: they throw tk::InternalError.
 #pragma once
+#include "ir/BindingScope.h"
 #include "ir/MappingIR.h" // GpuIntrinsic
 
 #include <set>
@@ -10,6 +11,9 @@
 
 namespace tk::ir {
 
+// What is visible from outside the verified tree (an op's symbols and
+// tensors); what the tree binds around an expression (loops, lets,
+// allocations) comes from the verifying walk's BindingScope.
 struct VerifyScope {
   std::set<std::string> vars;
   std::set<const TensorDecl *> tensors;
@@ -21,8 +25,10 @@ struct VerifyScope {
 // The op's symbols, scalar parameters and tensors.
 VerifyScope opScope(const Op &op, std::string where);
 
-// Throws InternalError("<where>: <what> in `<expr>`") on the first violation.
-void verifyExpr(const Expr &e, const VerifyScope &scope);
+// Throws InternalError("<where>: <what> in `<expr>`") on the first
+// violation. A variable or tensor is visible when `scope` or `bound` (what
+// the statements around `e` bind) holds it.
+void verifyExpr(const Expr &e, const VerifyScope &scope, const BindingScope &bound = {});
 
 // Throws InternalError with the scope's context.
 [[noreturn]] void verifyFail(const VerifyScope &scope, const std::string &what);
@@ -32,7 +38,8 @@ void verifyExpr(const Expr &e, const VerifyScope &scope);
 // expressions; intrinsic operands are tensor elements or constants (and
 // atomic_add's value any expression).
 void verifyStore(const TensorPtr &t, const std::vector<Expr> &indices, const Expr &value,
-                 const VerifyScope &scope);
-void verifyIntrinsicOperands(GpuIntrinsic kind, const std::vector<Expr> &operands, const VerifyScope &scope);
+                 const VerifyScope &scope, const BindingScope &bound);
+void verifyIntrinsicOperands(GpuIntrinsic kind, const std::vector<Expr> &operands, const VerifyScope &scope,
+                             const BindingScope &bound);
 
 } // namespace tk::ir

@@ -1,69 +1,80 @@
 #include "ir/VerifyLoopIR.h"
 
 #include "ir/Diagnostics.h"
+#include "ir/IRVisitor.h"
 #include "ir/VerifyExpr.h"
+
+#include <fmt/format.h>
 
 namespace tk::ir {
 
-static void verifyStmt(const LStmtPtr &s, const VerifyScope &scope) {
-  if (!s) verifyFail(scope, "null statement");
-  switch (s->kind) {
-  case LStmt::Kind::Block:
-    for (const LStmtPtr &c : s->stmts) verifyStmt(c, scope);
-    return;
-  case LStmt::Kind::For: {
-    verifyExpr(s->min, scope);
-    verifyExpr(s->extent, scope);
-    if (s->forKind == ForKind::Parallel && !s->worker) verifyFail(scope, "parallel loop without a worker kind");
-    VerifyScope inner = scope;
-    inner.vars.insert(s->var);
-    verifyStmt(s->body, inner);
-    return;
+namespace {
+
+// Checks each statement's own fields against the op's names (`outer_`) and
+// what the enclosing loops, lets and allocs bind (the walk's scope()).
+class LoopVerifier : public LoopVisitor {
+public:
+  explicit LoopVerifier(VerifyScope outer) : outer_(std::move(outer)) {}
+
+  void walkStmt(const LStmtPtr &s) override {
+    if (!s) verifyFail(outer_, "null statement");
+    LoopVisitor::walkStmt(s);
   }
-  case LStmt::Kind::Let: {
-    verifyExpr(s->value, scope);
-    VerifyScope inner = scope;
-    inner.vars.insert(s->var);
-    verifyStmt(s->body, inner);
-    return;
+
+protected:
+  void visitFor(const LStmt &s) override {
+    expr(s.min);
+    expr(s.extent);
+    if (s.forKind == ForKind::Parallel && !s.worker) verifyFail(outer_, "parallel loop without a worker kind");
+    walkBody(s);
   }
-  case LStmt::Kind::Alloc: {
-    if (!s->tensor) verifyFail(scope, "alloc without a tensor");
-    for (const Expr &d : s->tensor->shape) verifyExpr(d, scope);
-    VerifyScope inner = scope;
-    inner.tensors.insert(s->tensor.get());
-    verifyStmt(s->body, inner);
-    return;
+
+  void visitLet(const LStmt &s) override {
+    expr(s.value);
+    walkBody(s);
   }
-  case LStmt::Kind::Store:
-    verifyStore(s->tensor, s->indices, s->value, scope);
-    if (s->pred) verifyExpr(s->pred, scope);
-    return;
-  case LStmt::Kind::If:
-    verifyExpr(s->cond, scope);
-    verifyStmt(s->thenS, scope);
-    if (s->elseS) verifyStmt(s->elseS, scope);
-    return;
-  case LStmt::Kind::Check:
-    verifyExpr(s->cond, scope);
-    if ((s->errorCode < 1 || s->errorCode > 3) && !(s->tensor && s->errorCode == 8)) // 8: a write check
-      verifyFail(scope, "check with error code " + std::to_string(s->errorCode));
-    return;
-  case LStmt::Kind::Barrier: return;
-  case LStmt::Kind::Prefetch: // the element it names is checked as a read would be
-    verifyExpr(load(s->tensor, s->indices), scope);
-    return;
-  case LStmt::Kind::Intrinsic:
-    verifyIntrinsicOperands(s->intrinsic, s->operands, scope);
-    return;
+
+  void visitAlloc(const LStmt &s) override {
+    if (!s.tensor) verifyFail(outer_, "alloc without a tensor");
+    for (const Expr &d : s.tensor->shape) expr(d);
+    walkBody(s);
   }
-}
+
+  void visitStore(const LStmt &s) override {
+    verifyStore(s.tensor, s.indices, s.value, outer_, scope());
+    if (s.pred) expr(s.pred);
+  }
+
+  void visitIf(const LStmt &s) override {
+    expr(s.cond);
+    walkStmt(s.thenS);
+    if (s.elseS) walkStmt(s.elseS);
+  }
+
+  void visitCheck(const LStmt &s) override {
+    expr(s.cond);
+    if ((s.errorCode < 1 || s.errorCode > 3) && !(s.tensor && s.errorCode == 8)) // 8: a write check
+      verifyFail(outer_, fmt::format("check with error code {}", s.errorCode));
+  }
+
+  // The element it names is checked as a read would be.
+  void visitPrefetch(const LStmt &s) override { expr(load(s.tensor, s.indices)); }
+
+  void visitIntrinsic(const LStmt &s) override { verifyIntrinsicOperands(s.intrinsic, s.operands, outer_, scope()); }
+
+private:
+  void expr(const Expr &e) { verifyExpr(e, outer_, scope()); }
+
+  VerifyScope outer_;
+};
+
+} // namespace
 
 void verifyLoopIR(const LoweredFunc &f, bool reductionsLowered) {
   if (!f.op) throw InternalError("loop IR function " + f.name + " has no op");
   VerifyScope scope = opScope(*f.op, "loop IR of function " + f.name);
   scope.allowReduce = !reductionsLowered;
-  verifyStmt(f.body, scope);
+  LoopVerifier(std::move(scope)).walkStmt(f.body);
 }
 
 } // namespace tk::ir

@@ -2,6 +2,9 @@
 
 #include "ir/Diagnostics.h"
 #include "ir/IRRewrite.h"
+#include "ir/IRVisitor.h"
+
+#include <fmt/format.h>
 
 namespace tk::ir {
 
@@ -15,63 +18,65 @@ bool writesFirstOperand(GpuIntrinsic g) {
          g == GpuIntrinsic::CpAsync || g == GpuIntrinsic::AtomicAdd;
 }
 
-std::string lineCol(SourceLoc loc) { return std::to_string(loc.line) + ":" + std::to_string(loc.col); }
+std::string lineCol(SourceLoc loc) { return fmt::format("{}:{}", loc.line, loc.col); }
 
-class Checker {
+// Walks the function in program order: the visitor reads a statement's own
+// expressions (through walkExpr) before its children run.
+class Checker : public LoopVisitor {
 public:
   Checker(const LoweredFunc &f, const std::set<const TensorDecl *> &exempt) : f_(f), exempt_(exempt) {
     for (const Param &p : f.op->inputs)
       if (p.tensor) exempt_.insert(p.tensor.get());
   }
 
-  void run() {
-    visitLStmt(f_.body, [&](const LStmt &s) { visit(s); });
+  void walkStmt(const LStmtPtr &s) override {
+    const LStmt *outer = stmt_;
+    if (s) stmt_ = s.get();
+    LoopVisitor::walkStmt(s);
+    stmt_ = outer;
+  }
+
+  // Every expression of the current statement is read (its loads); the
+  // loads inside it are found by visitExpr, not by this walk.
+  void walkExpr(const Expr &e) override { reads(*stmt_, e); }
+
+protected:
+  void visitFor(const LStmt &s) override {
+    walkExpr(s.min);
+    walkExpr(s.extent);
+    // What the body writes in one iteration may be read in the next.
+    visitLStmt(s.body, [&](const LStmt &b) { markWrites(b); });
+    walkBody(s);
+  }
+
+  void visitAlloc(const LStmt &s) override {
+    allocated_.insert(s.tensor.get());
+    written_.erase(s.tensor.get());
+    walkBody(s);
+  }
+
+  void visitStore(const LStmt &s) override {
+    LoopVisitor::visitStore(s); // indices, value, guard
+    allocatedBefore(s, s.tensor, "written");
+    markWrites(s);
+  }
+
+  // The address is computed, the element never read.
+  void visitPrefetch(const LStmt &s) override { walkExprs(s.indices); }
+
+  void visitIntrinsic(const LStmt &s) override {
+    for (size_t i = 0; i < s.operands.size(); ++i) {
+      const Expr &o = s.operands[i];
+      if (i == 0 && writesFirstOperand(s.intrinsic) && o && o->kind == ExprKind::Load) {
+        walkExprs(o->args);
+        allocatedBefore(s, o->tensor, "written", o->loc);
+      } else
+        walkExpr(o);
+    }
+    markWrites(s);
   }
 
 private:
-  // Pre-order is program order: a statement's own expressions are read
-  // before its children run.
-  void visit(const LStmt &s) {
-    switch (s.kind) {
-    case LStmt::Kind::For:
-      reads(s, s.min);
-      reads(s, s.extent);
-      // What the body writes in one iteration may be read in the next.
-      visitLStmt(s.body, [&](const LStmt &b) { markWrites(b); });
-      return;
-    case LStmt::Kind::Let: reads(s, s.value); return;
-    case LStmt::Kind::Alloc:
-      allocated_.insert(s.tensor.get());
-      written_.erase(s.tensor.get());
-      return;
-    case LStmt::Kind::Store:
-      for (const Expr &i : s.indices) reads(s, i);
-      reads(s, s.value);
-      reads(s, s.pred);
-      allocatedBefore(s, s.tensor, "written");
-      markWrites(s);
-      return;
-    case LStmt::Kind::If:
-    case LStmt::Kind::Check: reads(s, s.cond); return;
-    case LStmt::Kind::Prefetch: // the address is computed, the element never read
-      for (const Expr &i : s.indices) reads(s, i);
-      return;
-    case LStmt::Kind::Intrinsic:
-      for (size_t i = 0; i < s.operands.size(); ++i) {
-        const Expr &o = s.operands[i];
-        if (i == 0 && writesFirstOperand(s.intrinsic) && o && o->kind == ExprKind::Load) {
-          for (const Expr &a : o->args) reads(s, a);
-          allocatedBefore(s, o->tensor, "written", o->loc);
-        } else
-          reads(s, o);
-      }
-      markWrites(s);
-      return;
-    case LStmt::Kind::Block:
-    case LStmt::Kind::Barrier: return;
-    }
-  }
-
   void markWrites(const LStmt &s) {
     if (s.kind == LStmt::Kind::Store && s.tensor) written_.insert(s.tensor.get());
     if (s.kind == LStmt::Kind::Intrinsic && writesFirstOperand(s.intrinsic) && !s.operands.empty() &&
@@ -101,7 +106,8 @@ private:
   }
 
   const LoweredFunc &f_;
-  std::set<const TensorDecl *> exempt_;  // inputs, and what the caller exempts
+  const LStmt *stmt_ = nullptr;            // the statement whose expressions are read
+  std::set<const TensorDecl *> exempt_;    // inputs, and what the caller exempts
   std::set<const TensorDecl *> written_;   // may have been written by now
   std::set<const TensorDecl *> allocated_; // an alloc of it came before
 };
@@ -110,7 +116,7 @@ private:
 
 void verifyReadsWritten(const LoweredFunc &f, const std::set<const TensorDecl *> &exempt) {
   if (!f.op) throw InternalError("loop IR function " + f.name + " has no op");
-  Checker(f, exempt).run();
+  Checker(f, exempt).walkStmt(f.body);
 }
 
 } // namespace tk::ir

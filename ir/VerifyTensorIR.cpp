@@ -2,6 +2,8 @@
 
 #include "ir/VerifyExpr.h"
 
+#include <fmt/format.h>
+
 namespace tk::ir {
 
 void verifyTensorIR(const Op &op) {
@@ -18,8 +20,8 @@ void verifyTensorIR(const Op &op) {
     if (!a.target || !scope.tensors.count(a.target.get())) verifyFail(scope, "assignment to an unknown tensor");
     if (a.target->role == TensorRole::Input) verifyFail(scope, "assignment to input " + a.target->name);
     if (a.vars.size() != a.target->rank())
-      verifyFail(scope, "assignment to " + a.target->name + " with " + std::to_string(a.vars.size()) +
-                            " index variables, rank " + std::to_string(a.target->rank()));
+      verifyFail(scope, fmt::format("assignment to {} with {} index variables, rank {}", a.target->name, a.vars.size(),
+                                    a.target->rank()));
     VerifyScope inner = scope;
     for (const IndexVar &v : a.vars) {
       verifyExpr(v.extent, scope);

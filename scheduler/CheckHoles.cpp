@@ -5,21 +5,19 @@
 #include "ir/Simplify.h"
 #include "ir/TensorSize.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 
 namespace tk {
 using namespace ir;
 
-static std::string candidateList(const Hole &h) {
-  std::string s = "{";
-  for (size_t i = 0; i < h.candidates.size(); ++i) s += (i ? ", " : "") + std::to_string(h.candidates[i]);
-  return s + "}";
-}
+static std::string candidateList(const Hole &h) { return fmt::format("{{{}}}", fmt::join(h.candidates, ", ")); }
 
 static std::string holeValues(const std::vector<std::pair<int, int64_t>> &values) {
   std::string s;
-  for (const auto &[id, v] : values) s += (s.empty() ? "" : ", ") + ("?" + std::to_string(id)) + " = " + std::to_string(v);
+  for (const auto &[id, v] : values) s += fmt::format("{}?{} = {}", s.empty() ? "" : ", ", id, v);
   return s;
 }
 
@@ -44,9 +42,9 @@ static void checkMappingProducts(const MStmt &s, const std::string &holes, DiagE
       std::optional<int64_t> task = checkedMul(shape[d], v);
       std::optional<int64_t> work = a.kind == MappingAtom::Kind::Spatial ? checkedMul(workers, v) : workers;
       if (!task || !work) {
-        diags.error(a.loc.valid() ? a.loc : s.loc, "task mapping '" + printMapping(m) + "' has more than 2^63 " +
-                                                      (task ? "workers" : "tasks in dimension " + std::to_string(d)) +
-                                                      " for the chosen tile sizes (" + holes + ")");
+        diags.error(a.loc.valid() ? a.loc : s.loc,
+                    "task mapping '{}' has more than 2^63 {} for the chosen tile sizes ({})", printMapping(m),
+                    task ? "workers" : fmt::format("tasks in dimension {}", d), holes);
         return;
       }
       shape[d] = *task;
@@ -58,33 +56,30 @@ KernelPtr checkHoles(const Kernel &k, DiagEngine &diags) {
   size_t errorsBefore = diags.errorCount();
   std::vector<std::pair<int, int64_t>> values;
   for (const Hole &h : k.holes) {
-    std::string id = std::to_string(h.id);
     if (!h.value) {
       // Reached only when the construction optimizer did not run
       // (PipelineOptions::construct unset); there is no option to give a
       // hole its value, so the fix is in the source.
-      diags.error(h.loc, "hole ?" + id + " has no value: tile sizes left as '?' are chosen by the construction "
-                         "optimizer, which did not run; write " +
-                             (h.candidates.empty() ? std::string("a positive value") : "one of " + candidateList(h)) +
-                             " instead of the '?'");
+      diags.error(h.loc,
+                  "hole ?{} has no value: tile sizes left as '?' are chosen by the construction optimizer, which "
+                  "did not run; write {} instead of the '?'",
+                  h.id, h.candidates.empty() ? std::string("a positive value") : "one of " + candidateList(h));
       continue;
     }
     if (*h.value <= 0) {
-      diags.error(h.loc, "hole ?" + id + " = " + std::to_string(*h.value) + " is not a positive tile size");
+      diags.error(h.loc, "hole ?{} = {} is not a positive tile size", h.id, *h.value);
       continue;
     }
     // No tensor extent exceeds 2^47 (ir/TensorSize.h), so a larger tile only
     // overshoots: its guarded loops would run ~2^62 idle iterations, and its
     // products (b * T, T * T) overflow int64.
     if (*h.value > kMaxTensorBytes) {
-      diags.error(h.loc, "hole ?" + id + " = " + std::to_string(*h.value) +
-                             " is larger than any tensor extent can be (2^47 = " + std::to_string(kMaxTensorBytes) +
-                             "): no tile needs it");
+      diags.error(h.loc, "hole ?{} = {} is larger than any tensor extent can be (2^47 = {}): no tile needs it", h.id,
+                  *h.value, kMaxTensorBytes);
       continue;
     }
     if (!h.candidates.empty() && std::find(h.candidates.begin(), h.candidates.end(), *h.value) == h.candidates.end()) {
-      diags.error(h.loc, "hole ?" + id + " = " + std::to_string(*h.value) + " is not one of its candidates " +
-                             candidateList(h));
+      diags.error(h.loc, "hole ?{} = {} is not one of its candidates {}", h.id, *h.value, candidateList(h));
       continue;
     }
     values.push_back({h.id, *h.value});

@@ -1,8 +1,11 @@
 #include "scheduler/CheckTaskMappings.h"
 
+#include "ir/IRVisitor.h"
 #include "ir/Simplify.h"
 #include "scheduler/WorkerLimits.h"
 #include "scheduler/WriteAnalysis.h"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
@@ -14,7 +17,9 @@ namespace {
 
 // Iteration dimensions are named `@N` inside the analysis: no .tk
 // identifier can spell that, so they never collide with symbols.
-struct Walker {
+struct Walker : MappingVisitor {
+  Walker(const Kernel &k, DiagEngine &diags) : k(k), diags(diags), writes(k, k.synthesized) {}
+
   const Kernel &k;
   DiagEngine &diags;
   LaunchConfig launch;
@@ -30,8 +35,17 @@ struct Walker {
   };
   // The iteration dimensions around each local's allocation.
   std::map<const TensorDecl *, size_t> allocDepth;
+  std::vector<Context> contexts{Context{}}; // innermost last
+  const MStmt *phased = nullptr;            // the body block a sync-ordered mapping splits into phases
 
-  static Expr iterVar(size_t i) { return var("@" + std::to_string(i), VarKind::Loop); }
+  // Walks `body` of loop `s` in context `c`.
+  void walkIn(const MStmt &s, Context c) {
+    contexts.push_back(std::move(c));
+    walkBody(s);
+    contexts.pop_back();
+  }
+
+  static Expr iterVar(size_t i) { return var(fmt::format("@{}", i), VarKind::Loop); }
 
   static Expr over(const Context &c, const Expr &e) { return simplify(substitute(e, c.subst)); }
 
@@ -49,13 +63,14 @@ struct Walker {
     SourceLoc loc = written->loc.line > 0 ? written->loc : a.loc;
     int64_t v;
     if (isConstInt(e, &v)) {
-      if (v < 1) diags.error(loc, "task-mapping extent must be at least 1, not " + std::to_string(v));
+      if (v < 1) diags.error(loc, "task-mapping extent must be at least 1, not {}", v);
       return;
     }
     writes.checkExtent(c.iters, c.guards, e, printExpr(written), loc, findings);
   }
 
-  void mapFor(const MStmt &s, Context c) {
+  void visitMapFor(const MStmt &s) override {
+    Context c = contexts.back();
     if (s.worker) {
       std::string reason;
       if (!workerMappingApplies(s, c.workers, k.target, launch, &reason)) diags.error(s.loc, reason);
@@ -83,20 +98,27 @@ struct Walker {
     for (size_t d = 0; d < s.vars.size(); ++d) value[d] = simplify(value[d]);
     for (size_t i = first; i < c.iters.size(); ++i) c.iters[i].userValue = value[dimOf[i - first]];
     for (size_t d = 0; d < s.vars.size(); ++d) bind(c, s.vars[d], value[d]);
-    if (!s.worker) return walk(s.body, c);
+    if (!s.worker) return walkIn(s, std::move(c));
     // The statements between the body's top-level `sync`s form one phase.
     const std::vector<MStmtPtr> *stmts = s.body && s.body->kind == MStmt::Kind::Block ? &s.body->stmts : nullptr;
     bool synced = WriteAnalysis::syncOrders(*s.worker) && stmts &&
                   std::any_of(stmts->begin(), stmts->end(), [](const MStmtPtr &x) { return x->kind == MStmt::Kind::Sync; });
     c.phases.push_back({&s, 0, synced});
-    if (!synced) return walk(s.body, c);
-    for (const MStmtPtr &child : *stmts) {
-      if (child->kind == MStmt::Kind::Sync) ++c.phases.back().index;
-      else walk(child, c);
+    if (synced) phased = s.body.get();
+    walkIn(s, std::move(c));
+  }
+
+  void visitBlock(const MStmt &s) override {
+    if (&s != phased) return MappingVisitor::visitBlock(s);
+    phased = nullptr;
+    for (const MStmtPtr &child : s.stmts) {
+      if (child->kind == MStmt::Kind::Sync) ++contexts.back().phases.back().index;
+      else walkStmt(child);
     }
   }
 
-  void seqFor(const MStmt &s, Context c) {
+  void visitSeqFor(const MStmt &s) override {
+    Context c = contexts.back();
     reads(s.begin, s.loc, c);
     reads(s.end, s.loc, c);
     Expr begin = over(c, s.begin), end = over(c, s.end);
@@ -107,7 +129,7 @@ struct Walker {
                        "for " + s.var + " in " + printExpr(s.begin) + ".." + printExpr(s.end) + ", at " +
                            lineCol(s.loc)});
     bind(c, s.var, value);
-    walk(s.body, c);
+    walkIn(s, std::move(c));
   }
 
   // Tensors that workers share: outputs, and `global` locals (per worker
@@ -137,7 +159,8 @@ struct Walker {
     });
   }
 
-  void store(const MStmt &s, const Context &c) {
+  void visitStore(const MStmt &s) override {
+    const Context &c = contexts.back();
     for (const Expr &idx : s.indices) reads(idx, s.loc, c);
     reads(s.value, s.loc, c);
     if (!shared(*s.tensor)) return;
@@ -146,42 +169,42 @@ struct Walker {
     writes.add(std::move(a));
   }
 
-  void walk(const MStmtPtr &s, const Context &c) {
-    if (!s) return;
-    switch (s->kind) {
-    case MStmt::Kind::Block:
-      for (const MStmtPtr &child : s->stmts) walk(child, c);
-      return;
-    case MStmt::Kind::MapFor: return mapFor(*s, c);
-    case MStmt::Kind::SeqFor: return seqFor(*s, c);
-    case MStmt::Kind::Store: return store(*s, c);
-    case MStmt::Kind::If: {
-      reads(s->cond, s->loc, c);
-      Context inner = c;
-      Expr cond = over(c, s->cond);
-      inner.guards.push_back({cond, printExpr(s->cond), s.get(), false, c.iters.size()});
-      walk(s->thenS, inner);
-      inner.guards.back() = {unary(UnOp::Not, cond), "!(" + printExpr(s->cond) + ")", s.get(), true, c.iters.size()};
-      walk(s->elseS, inner);
-      return;
-    }
-    case MStmt::Kind::Alloc: allocDepth[s->tensor.get()] = c.iters.size(); return;
-    case MStmt::Kind::Prefetch: return; // writes nothing
-    // Intrinsic operands are shared/register tensors, except atomic_add's
-    // target: atomics never conflict, and they add to a value that a store
-    // must have initialised (so they count for no coverage either). Its
-    // value is read.
-    case MStmt::Kind::Intrinsic:
-      if (s->intrinsic == GpuIntrinsic::AtomicAdd && s->operands.size() > 1) reads(s->operands[1], s->loc, c);
-      return;
-    case MStmt::Kind::Sync: // below the top level of a mapping that it orders
-      for (auto f = c.phases.rbegin(); f != c.phases.rend(); ++f)
-        if (WriteAnalysis::syncOrders(*f->mapping->worker)) {
-          writes.nestedSync(f->mapping);
-          break;
-        }
-      return;
-    }
+  void visitIf(const MStmt &s) override {
+    const Context &c = contexts.back();
+    reads(s.cond, s.loc, c);
+    Context inner = c;
+    Expr cond = over(c, s.cond);
+    inner.guards.push_back({cond, printExpr(s.cond), &s, false, c.iters.size()});
+    contexts.push_back(inner);
+    walkNested(s.thenS);
+    contexts.back().guards.back() = {unary(UnOp::Not, cond), "!(" + printExpr(s.cond) + ")", &s, true,
+                                     inner.iters.size()};
+    walkNested(s.elseS);
+    contexts.pop_back();
+  }
+
+  void visitAlloc(const MStmt &s) override {
+    allocDepth[s.tensor.get()] = contexts.back().iters.size();
+    MappingVisitor::visitAlloc(s);
+  }
+
+  void visitPrefetch(const MStmt &) override {} // writes nothing
+
+  // Intrinsic operands are shared/register tensors, except atomic_add's
+  // target: atomics never conflict, and they add to a value that a store
+  // must have initialised (so they count for no coverage either). Its
+  // value is read.
+  void visitIntrinsic(const MStmt &s) override {
+    if (s.intrinsic == GpuIntrinsic::AtomicAdd && s.operands.size() > 1) reads(s.operands[1], s.loc, contexts.back());
+  }
+
+  void visitSync(const MStmt &) override { // below the top level of a mapping that it orders
+    const Context &c = contexts.back();
+    for (auto f = c.phases.rbegin(); f != c.phases.rend(); ++f)
+      if (WriteAnalysis::syncOrders(*f->mapping->worker)) {
+        writes.nestedSync(f->mapping);
+        break;
+      }
   }
 
   // Reports the findings so far; false when one was an error.
@@ -201,8 +224,8 @@ struct Walker {
 
 bool checkTaskMappings(const Kernel &k, DiagEngine &diags) {
   size_t before = diags.errorCount();
-  Walker w{k, diags, {}, WriteAnalysis(k, k.synthesized), {}, {}};
-  w.walk(k.body, {});
+  Walker w(k, diags);
+  w.walkStmt(k.body);
   std::string reason;
   if (!launchConfigConsistent(w.launch, &reason)) diags.error(w.launch.threadsLoc, reason);
   if (!w.flush() || diags.errorCount() != before) return false;

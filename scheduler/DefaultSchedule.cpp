@@ -5,6 +5,8 @@
 #include "ir/Reduction.h"
 #include "ir/Simplify.h"
 
+#include <fmt/format.h>
+
 #include <set>
 
 namespace tk {
@@ -108,7 +110,7 @@ std::string freshName(const std::string &base, const Assign &a, const Op &op) {
     for (const IndexVar &v : n->rvars) used.insert(v.name);
   });
   std::string name = base;
-  for (int i = 1; used.count(name); ++i) name = base + "." + std::to_string(i);
+  for (int i = 1; used.count(name); ++i) name = fmt::format("{}.{}", base, i);
   return name;
 }
 

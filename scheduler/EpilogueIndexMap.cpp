@@ -3,6 +3,8 @@
 #include "ir/Simplify.h"
 #include "scheduler/Refusal.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -233,8 +235,8 @@ std::optional<std::vector<RadixDigit>> chainDigits(const Assign &c, const Tensor
   if (!expected.exact || !extent.exact)
     return refuse(why, unproven + "the extents have too many terms once expanded"), std::nullopt;
   if (provablyEqual(extent, expected)) return digits;
-  std::string dim = "shape mismatch: dimension " + std::to_string(d + 1) + " of '" + t->name + "' has extent " +
-                    printExpr(t->shape[d]) + " but ";
+  std::string dim =
+      fmt::format("shape mismatch: dimension {} of '{}' has extent {} but ", d + 1, t->name, printExpr(t->shape[d]));
   if (digits.empty()) return refuse(why, dim + "it is read only at index 0"), std::nullopt;
   if (digits.size() == 1)
     return refuse(why, dim + quoted(c, digits[0].var) + " ranges over " + printExpr(digits[0].extent)), std::nullopt;
@@ -249,7 +251,7 @@ bool epilogueIndexMap(const Assign &c, const TensorPtr &t, const Expr &read, Epi
                       std::string *reason) {
   std::string itsRead = "its read of '" + t->name + "'";
   auto index = [&](size_t d) {
-    return "index " + std::to_string(d + 1) + " of " + itsRead + " (" + printExpr(read->args[d]) + ")";
+    return fmt::format("index {} of {} ({})", d + 1, itsRead, printExpr(read->args[d]));
   };
   std::vector<SplitIndex> split;
   std::vector<std::vector<size_t>> uses(c.vars.size());
@@ -264,8 +266,8 @@ bool epilogueIndexMap(const Assign &c, const TensorPtr &t, const Expr &read, Epi
     std::string var = "it is not bijective: variable " + quoted(c, v) + " of the statement ";
     if (uses[v].empty()) return refuse(reason, var + "does not appear in " + itsRead + " (a broadcast)");
     if (uses[v].size() > 1)
-      return refuse(reason, var + "appears in indices " + std::to_string(uses[v][0] + 1) + " and " +
-                                std::to_string(uses[v][1] + 1) + " of " + itsRead);
+      return refuse(reason, fmt::format("{}appears in indices {} and {} of {}", var, uses[v][0] + 1, uses[v][1] + 1,
+                                        itsRead));
   }
   EpilogueIndexMap map;
   for (size_t d = 0; d < split.size(); ++d) {

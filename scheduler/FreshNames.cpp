@@ -2,6 +2,8 @@
 
 #include "ir/IRRewrite.h"
 
+#include <fmt/format.h>
+
 namespace tk {
 using namespace ir;
 
@@ -34,7 +36,7 @@ FreshNames::FreshNames(const LoweredFunc &f) {
 
 std::string FreshNames::operator()(const std::string &base) {
   std::string name = base;
-  for (int i = 1; used_.count(name); ++i) name = base + "_" + std::to_string(i);
+  for (int i = 1; used_.count(name); ++i) name = fmt::format("{}_{}", base, i);
   used_.insert(name);
   return name;
 }

@@ -1,9 +1,12 @@
 #include "scheduler/Fusion.h"
 
+#include "ir/IRMutator.h"
 #include "ir/IRRewrite.h"
 #include "ir/Simplify.h"
 #include "scheduler/EpilogueIndexMap.h"
 #include "scheduler/Refusal.h"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 
@@ -33,7 +36,7 @@ size_t writers(const Op &op, const TensorPtr &t) {
 }
 
 std::string at(const Assign &a) {
-  return "the statement at line " + std::to_string(a.loc.line) + ":" + std::to_string(a.loc.col);
+  return fmt::format("the statement at line {}:{}", a.loc.line, a.loc.col);
 }
 
 // The live statement other than `skip1`/`skip2` that reads `t`, if any.
@@ -68,14 +71,18 @@ Expr inlineLoad(const Assign &p, const Expr &ld) {
 
 // Copies `s`, replacing every Store with what `fn` returns for it.
 MStmtPtr mapStores(const MStmtPtr &s, const std::function<MStmtPtr(const MStmt &)> &fn) {
-  if (!s) return s;
-  if (s->kind == MStmt::Kind::Store) return fn(*s);
-  auto n = std::make_shared<MStmt>(*s);
-  for (MStmtPtr &c : n->stmts) c = mapStores(c, fn);
-  n->body = mapStores(s->body, fn);
-  n->thenS = mapStores(s->thenS, fn);
-  n->elseS = mapStores(s->elseS, fn);
-  return n;
+  class MapStores : public MappingMutator {
+  public:
+    explicit MapStores(const std::function<MStmtPtr(const MStmt &)> &fn) : fn_(fn) {}
+    Expr mutateExpr(const Expr &e) override { return e; }
+
+  protected:
+    MStmtPtr mutateStore(const MStmtPtr &s) override { return fn_(*s); }
+
+  private:
+    const std::function<MStmtPtr(const MStmt &)> &fn_;
+  };
+  return MapStores(fn).mutateStmt(s);
 }
 
 std::vector<const MStmt *> storesTo(const MStmtPtr &s, const TensorPtr &t) {
@@ -114,8 +121,9 @@ MStmtPtr applyEpilogue(const MStmtPtr &anchor, const Assign &c, const TensorPtr 
     size_t uses = loadsOf(c.value, t).size();
     for (const MStmt *m : stores)
       if (uses > 1 && hasReduce(m->value))
-        return refuse(reason, "it reads '" + t->name + "' " + std::to_string(uses) +
-                                  " times; applied at the anchor's store it would compute the reduction as often"),
+        return refuse(reason, fmt::format("it reads '{}' {} times; applied at the anchor's store it would compute "
+                                          "the reduction as often",
+                                          t->name, uses)),
                nullptr;
     return mapStores(anchor, [&](const MStmt &m) -> MStmtPtr {
       if (m.tensor != t) return std::make_shared<MStmt>(m);
@@ -125,40 +133,48 @@ MStmtPtr applyEpilogue(const MStmtPtr &anchor, const Assign &c, const TensorPtr 
   // Accumulation in memory: find the block that holds the identity store
   // and, after it, every accumulating store; the epilogue visits the
   // identity store's nest once the accumulation is complete.
-  MStmtPtr result;
-  std::function<MStmtPtr(const MStmtPtr &)> walk = [&](const MStmtPtr &s) -> MStmtPtr {
-    if (!s) return s;
-    auto n = std::make_shared<MStmt>(*s);
-    if (s->kind == MStmt::Kind::Block && storesTo(s, t).size() == stores.size()) {
+  // The first block (outermost, in order) that holds them all gets the
+  // epilogue after its last accumulating statement.
+  class PlaceEpilogue : public MappingMutator {
+  public:
+    PlaceEpilogue(const Assign &c, const TensorPtr &t, const EpilogueIndexMap &map, size_t stores)
+        : c_(c), t_(t), map_(map), stores_(stores) {}
+    Expr mutateExpr(const Expr &e) override { return e; }
+    bool placed = false;
+
+  protected:
+    MStmtPtr mutateBlock(const MStmtPtr &s) override {
+      if (storesTo(s, t_).size() != stores_) return MappingMutator::mutateBlock(s);
       size_t first = s->stmts.size(), last = 0;
       for (size_t i = 0; i < s->stmts.size(); ++i)
-        if (!storesTo(s->stmts[i], t).empty()) first = std::min(first, i), last = i;
-      if (first < last) {
-        std::vector<const MStmt *> init = storesTo(s->stmts[first], t), all;
-        visitMStmt(s->stmts[first], [&](const MStmt &m) { if (m.kind == MStmt::Kind::Store) all.push_back(&m); });
-        bool identity = init.size() == 1 && all.size() == 1 && init[0]->accum == AccumOp::None;
-        if (identity) visitExpr(init[0]->value, [&](const Expr &e) { identity &= e->kind != ExprKind::Load; });
-        size_t accumulating = 0;
-        for (size_t i = first + 1; i <= last; ++i)
-          for (const MStmt *m : storesTo(s->stmts[i], t)) accumulating += m->accum != AccumOp::None;
-        if (identity && accumulating + 1 == stores.size()) {
-          MStmtPtr epi = mapStores(s->stmts[first], [&](const MStmt &m) {
-            return epilogueStore(c, t, map, m.indices, load(t, m.indices), c.loc);
-          });
-          n->stmts.insert(n->stmts.begin() + static_cast<long>(last) + 1, epi);
-          result = n;
-          return n;
-        }
-      }
+        if (!storesTo(s->stmts[i], t_).empty()) first = std::min(first, i), last = i;
+      if (first >= last) return MappingMutator::mutateBlock(s);
+      std::vector<const MStmt *> init = storesTo(s->stmts[first], t_), all;
+      visitMStmt(s->stmts[first], [&](const MStmt &m) { if (m.kind == MStmt::Kind::Store) all.push_back(&m); });
+      bool identity = init.size() == 1 && all.size() == 1 && init[0]->accum == AccumOp::None;
+      if (identity) visitExpr(init[0]->value, [&](const Expr &e) { identity &= e->kind != ExprKind::Load; });
+      size_t accumulating = 0;
+      for (size_t i = first + 1; i <= last; ++i)
+        for (const MStmt *m : storesTo(s->stmts[i], t_)) accumulating += m->accum != AccumOp::None;
+      if (!identity || accumulating + 1 != stores_) return MappingMutator::mutateBlock(s);
+      MStmtPtr epi = mapStores(s->stmts[first], [&](const MStmt &m) {
+        return epilogueStore(c_, t_, map_, m.indices, load(t_, m.indices), c_.loc);
+      });
+      auto n = std::make_shared<MStmt>(*s);
+      n->stmts.insert(n->stmts.begin() + static_cast<long>(last) + 1, epi);
+      placed = true;
+      return n;
     }
-    for (MStmtPtr &ch : n->stmts) ch = walk(ch);
-    n->body = walk(s->body);
-    n->thenS = walk(s->thenS);
-    n->elseS = walk(s->elseS);
-    return n;
+
+  private:
+    const Assign &c_;
+    const TensorPtr &t_;
+    const EpilogueIndexMap &map_;
+    size_t stores_;
   };
-  MStmtPtr out = walk(anchor);
-  if (result) return out;
+  PlaceEpilogue place(c, t, map, stores.size());
+  MStmtPtr out = place.mutateStmt(anchor);
+  if (place.placed) return out;
   return refuse(reason, "the anchor's schedule writes '" + t->name +
                             "' neither with one final store per element nor as an identity store followed by "
                             "accumulating stores in one block"),

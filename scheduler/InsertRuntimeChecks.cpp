@@ -2,6 +2,8 @@
 
 #include "ir/Simplify.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace tk {
@@ -30,7 +32,7 @@ static void extentChecks(std::vector<LStmtPtr> &out, const Op &op, const TensorP
     bool symbol = e->kind == ExprKind::Var && std::ranges::find(op.symbols, e->name) != op.symbols.end();
     if (symbol || e->kind == ExprKind::IntImm) continue;
     addCheck(out, binary(BinOp::GE, e, intImm(0)), 1,
-             what + " " + t->name + " dimension " + std::to_string(d) + " extent " + printExpr(e) + " must be >= 0",
+             fmt::format("{} {} dimension {} extent {} must be >= 0", what, t->name, d, printExpr(e)),
              t->loc);
   }
 }

@@ -1,5 +1,6 @@
 #include "scheduler/PartitionLoops.h"
 
+#include "ir/IRMutator.h"
 #include "ir/IRRewrite.h"
 #include "ir/Simplify.h"
 #include "scheduler/DropGuards.h"
@@ -123,22 +124,35 @@ LStmtPtr partition(const LStmtPtr &s, const std::set<std::string> &outer, const 
                 s->loc);
 }
 
-LStmtPtr walk(const LStmtPtr &s, std::set<std::string> &outer, const std::set<const TensorDecl *> &written) {
-  if (!s) return s;
-  if (s->kind == LStmt::Kind::For && s->forKind == ForKind::Serial && !containsLoop(s->body))
-    return partition(s, outer, written);
-  auto c = std::make_shared<LStmt>(*s);
+// Partitions the innermost serial loops of the tree it mutates.
+class Partition : public LoopMutator {
+public:
+  explicit Partition(const std::set<const TensorDecl *> &written) : written_(written) {}
+  // Expressions are not rewritten here.
+  Expr mutateExpr(const Expr &e) override { return e; }
+
+protected:
+  LStmtPtr mutateFor(const LStmtPtr &s) override {
+    if (s->forKind == ForKind::Serial && !containsLoop(s->body)) return partition(s, outer_, written_);
+    return LoopMutator::mutateFor(s);
+  }
+
   // Serial loops only: a window offset (r, s) is a loop of its own, while a
   // tile position (a parallel task, a let) makes an overshoot guard.
-  bool binds = s->kind == LStmt::Kind::For && s->forKind != ForKind::Parallel && !outer.count(s->var);
-  if (binds) outer.insert(s->var);
-  for (LStmtPtr &x : c->stmts) x = walk(x, outer, written);
-  c->body = walk(c->body, outer, written);
-  c->thenS = walk(c->thenS, outer, written);
-  c->elseS = walk(c->elseS, outer, written);
-  if (binds) outer.erase(s->var);
-  return c;
-}
+  void enterScope(const LStmt &s) override {
+    if (s.kind == LStmt::Kind::For && s.forKind != ForKind::Parallel) binds_.push_back(outer_.insert(s.var).second);
+  }
+  void leaveScope(const LStmt &s) override {
+    if (s.kind != LStmt::Kind::For || s.forKind == ForKind::Parallel) return;
+    if (binds_.back()) outer_.erase(s.var);
+    binds_.pop_back();
+  }
+
+private:
+  const std::set<const TensorDecl *> &written_;
+  std::set<std::string> outer_; // enclosing serial loops
+  std::vector<bool> binds_;     // per enclosing serial loop: whether it added its variable
+};
 
 } // namespace
 
@@ -165,12 +179,11 @@ bool isWindowCondition(const Expr &g, const std::string &v, const std::set<std::
 
 LoweredFunc partitionLoops(const LoweredFunc &f) {
   LoweredFunc out = f;
-  std::set<std::string> outer;
   std::set<const TensorDecl *> written;
   visitLStmt(f.body, [&](const LStmt &n) {
     if (n.kind == LStmt::Kind::Store) written.insert(n.tensor.get());
   });
-  out.body = walk(f.body, outer, written);
+  out.body = Partition(written).mutateStmt(f.body);
   return out;
 }
 

@@ -1,34 +1,30 @@
-// The scheduling pipeline, pass by pass. Verifiers run between passes so a
-// pass that breaks an invariant is caught where it happens, not in the
-// backend.
+// The scheduling pipeline, pass by pass: the target-neutral passes in order,
+// and the points (marked [hook ...]) where each target's own passes run
+// (scheduler/TargetHooks.h; scheduler/cpu/, scheduler/cuda/). Verifiers run
+// after every pass so a pass that breaks an invariant is caught where it
+// happens, not in the backend.
 #include "scheduler/Pipeline.h"
 
-#include "ir/GpuLaunch.h"
 #include "ir/IRRewrite.h"
 #include "ir/VerifyLoopIR.h"
 #include "ir/VerifyMappingIR.h"
 #include "ir/VerifyReadsWritten.h"
 #include "ir/VerifyTensorIR.h"
-#include "scheduler/CheckBarriers.h"
 #include "scheduler/CheckHoles.h"
 #include "scheduler/CheckTaskMappings.h"
-#include "scheduler/ConstructConvolution.h"
-#include "scheduler/ConstructSchedule.h"
 #include "scheduler/DefaultSchedule.h"
-#include "scheduler/DeinterleaveStridedRows.h"
-#include "scheduler/FormKernelLaunches.h"
-#include "scheduler/FuseRows.h"
 #include "scheduler/Fusion.h"
 #include "scheduler/InsertRuntimeChecks.h"
-#include "scheduler/InstrumentMappingChecks.h"
 #include "scheduler/LowerReductions.h"
 #include "scheduler/LowerTaskMappings.h"
 #include "scheduler/PartitionLoops.h"
 #include "scheduler/PredicateAccesses.h"
 #include "scheduler/ReassignedReads.h"
-#include "scheduler/SpecializeScalars.h"
+#include "scheduler/TargetHooks.h"
 #include "scheduler/VersionFullTiles.h"
 #include "scheduler/construct/FillHoles.h"
+#include "scheduler/cpu/CpuHooks.h"
+#include "scheduler/cuda/CudaHooks.h"
 
 #include <algorithm>
 #include <map>
@@ -40,7 +36,7 @@ using namespace ir;
 
 namespace {
 
-class Run {
+class Run final : public PassContext {
 public:
   Run(const PipelineOptions &opts, DiagEngine &diags) : opts_(opts), diags_(diags) {}
 
@@ -53,24 +49,15 @@ public:
     if (it != done_.end()) return it->second;
     KernelPtr &slot = done_[key];
     if (verifiedOps_.insert(e.op.get()).second) verifyTensorIR(*e.op);
+    const TargetHooks &hooks = targetHooks(opts_.target.family);
     KernelPtr k = e.kernel;
-    if (!k && useConstructSchedule(*e.op)) {
-      k = constructContraction(e.op, *opts_.construct, opts_.target.vectorBits);
-      dump("ConstructSchedule", k->name, printKernel(*k));
-    } else if (!k && useConstructConvolution(*e.op)) {
-      int bytes = scalarTypeBytes(e.op->body[0].target->dtype);
-      k = constructConvolution(e.op, chooseConvolutionTiles(opts_.target.vectorBits, bytes));
-      dump("ConstructConvolution", k->name, printKernel(*k));
-    }
+    if (!k) k = hooks.constructKernel(e.op, *this); // [hook constructKernel]
     if (!k) {
       k = defaultSchedule(separateReassignedReads(e.op), opts_.target);
-      dump("DefaultSchedule", k->name, printKernel(*k));
+      kernelStep("DefaultSchedule", *k);
       KernelPtr fused = fuseStatements(k, diags_);
-      if (fused != k) dump("FuseStatements", k->name, printKernel(*fused));
-      k = fused;
-      KernelPtr rows = fuseRows(k);
-      if (rows != k) dump("FuseRows", k->name, printKernel(*rows));
-      k = rows;
+      if (fused != k) kernelStep("FuseStatements", *fused);
+      k = hooks.fuseDefault(fused, *this); // [hook fuseDefault]
     }
     verifyMappingIR(*k, false);
     bool open = std::any_of(k->holes.begin(), k->holes.end(), [](const Hole &h) { return !h.value; });
@@ -80,71 +67,44 @@ public:
     }
     KernelPtr filled = checkHoles(*k, diags_);
     if (!filled) return slot = nullptr;
-    dump("CheckHoles", k->name, printKernel(*filled));
+    kernelStep("CheckHoles", *filled);
     verifyMappingIR(*filled, true);
-    if (!checkTaskMappings(*filled, diags_) || !checkBarriers(*filled, diags_)) return slot = nullptr;
+    if (!checkTaskMappings(*filled, diags_)) return slot = nullptr;
+    if (!hooks.checkKernel(*filled, *this)) return slot = nullptr; // [hook checkKernel]
     return slot = filled;
   }
 
   std::optional<LoweredFunc> lower(const Export &e) {
     KernelPtr k = schedule(e);
     if (!k) return std::nullopt;
+    const TargetHooks &hooks = targetHooks(k->target);
     unchecked_ = userTensors(*k);
     LoweredFunc f = lowerTaskMappings(*k, e.symbol, opts_.target);
     step("LowerTaskMappings", f, false);
     f = lowerReductions(f);
-    step("LowerReductions", f, true);
+    funcStep("LowerReductions", f);
     f = predicateAccesses(f);
-    step("PredicateAccesses", f, true);
-    if (f.target == TargetFamily::Cpu) {
-      f = specializeScalars(f);
-      step("SpecializeScalars", f, true);
+    funcStep("PredicateAccesses", f);
+    f = hooks.beforeVersioning(std::move(f), *this); // [hook beforeVersioning]
+    if (hooks.versionsLoops()) { // [hook versionsLoops]
       f = versionFullTiles(f);
-      step("VersionFullTiles", f, true);
+      funcStep("VersionFullTiles", f);
       f = partitionLoops(f);
-      step("PartitionLoops", f, true);
-      f = deinterleaveStridedRows(f);
-      step("DeinterleaveStridedRows", f, true);
+      funcStep("PartitionLoops", f);
     }
-    if (opts_.checkMappings && f.target == TargetFamily::Cpu) {
-      f = instrumentMappingChecks(f);
-      step("InstrumentMappingChecks", f, true);
-    }
+    f = hooks.afterPartitioning(std::move(f), *this); // [hook afterPartitioning]
+    if (opts_.checkMappings) f = hooks.instrumentMappings(std::move(f), *this); // [hook instrumentMappings]
     f = insertRuntimeChecks(f, *k);
-    step("InsertRuntimeChecks", f, true);
-    if (f.target == TargetFamily::Cuda) {
-      std::optional<LoweredFunc> launched = formKernelLaunches(f, launchLimits(), diags_);
-      if (!launched) return std::nullopt;
-      f = std::move(*launched);
-      step("FormKernelLaunches", f, true);
-    }
-    return f;
+    funcStep("InsertRuntimeChecks", f);
+    return hooks.finish(std::move(f), *this); // [hook finish]
   }
+
+  const PipelineOptions &options() const override { return opts_; }
+  DiagEngine &diags() override { return diags_; }
+  void kernelStep(const char *pass, const Kernel &k) override { dump(pass, k.name, printKernel(k)); }
+  void funcStep(const char *pass, const LoweredFunc &f) override { step(pass, f, true); }
 
 private:
-  // From the cuda hardware description (--hw) where it has them: the
-  // `shared` level's capacity and the register limits; else the 48 KiB
-  // every architecture allows without opting in, and 255 / 65536 registers.
-  LaunchLimits launchLimits() const {
-    LaunchLimits l;
-    if (!opts_.construct || opts_.construct->hw.family != TargetFamily::Cuda) return l;
-    const construct::HardwareDesc &hw = opts_.construct->hw;
-    for (const construct::MemLevel &m : hw.levels)
-      if (m.name == "shared" && m.capacity > 0) l.sharedBytes = m.capacity;
-    if (hw.maxRegistersPerThread > 0) l.registersPerThread = hw.maxRegistersPerThread;
-    if (hw.registersPerUnit > 0) l.registersPerBlock = hw.registersPerUnit;
-    return l;
-  }
-
-  bool useConstructSchedule(const Op &op) const {
-    return opts_.target.family == TargetFamily::Cpu && opts_.construct && opts_.constructContractions &&
-           constructScheduleApplies(op);
-  }
-  bool useConstructConvolution(const Op &op) const {
-    return opts_.target.family == TargetFamily::Cpu && opts_.construct && opts_.constructContractions &&
-           constructConvolutionApplies(op);
-  }
-
   void step(const char *pass, const LoweredFunc &f, bool reductionsLowered) {
     dump(pass, f.name, printLoweredFunc(f));
     verifyLoopIR(f, reductionsLowered);
@@ -177,6 +137,16 @@ private:
 };
 
 } // namespace
+
+const TargetHooks &targetHooks(TargetFamily family) {
+  static const TargetHooks none; // Sunway: no target passes yet
+  switch (family) {
+  case TargetFamily::Cpu: return cpuHooks();
+  case TargetFamily::Cuda: return cudaHooks();
+  case TargetFamily::Sunway: return none;
+  }
+  return none;
+}
 
 std::vector<KernelPtr> scheduleModule(const Module &m, const PipelineOptions &opts, DiagEngine &diags) {
   Run run(opts, diags);

@@ -1,10 +1,13 @@
 // The scheduling pipeline: module exports -> mapping IR kernels -> loop IR
 // functions. scheduler/Pipeline.cpp lists every pass in order; each pass is
-// one .h/.cpp pair in scheduler/ with a single exported function.
+// one .h/.cpp pair with a single exported function, in scheduler/ when it
+// serves every target and in scheduler/<target>/ when it serves one
+// (called from that target's hooks, scheduler/TargetHooks.h).
 #pragma once
 #include "ir/Diagnostics.h"
 #include "ir/LoopIR.h"
 #include "ir/Module.h"
+#include "scheduler/TargetDesc.h"
 
 #include <iosfwd>
 #include <vector>
@@ -14,13 +17,6 @@ namespace tk {
 namespace construct {
 struct ConstructOptions;
 }
-
-// What the scheduler needs to know about the machine it lowers for.
-struct TargetDesc {
-  ir::TargetFamily family = ir::TargetFamily::Cpu;
-  int vectorBits = 256; // SIMD width of the CPU target (128/256/512)
-  int cores = 0;        // 0 = decided at run time by the runtime's thread pool
-};
 
 struct PipelineOptions {
   TargetDesc target;
@@ -34,7 +30,7 @@ struct PipelineOptions {
   bool constructContractions = true;
   // cpu functions record who writes every output element and report those
   // never written or written by two workers at once (tkc --check-mappings,
-  // scheduler/InstrumentMappingChecks.h).
+  // scheduler/cpu/InstrumentMappingChecks.h).
   bool checkMappings = false;
 };
 

@@ -1,7 +1,7 @@
 #include "scheduler/PredicateAccesses.h"
 
 #include "ir/FlatIndex.h"
-#include "ir/IRRewrite.h"
+#include "ir/IRMutator.h"
 #include "ir/IntArith.h"
 #include "ir/Simplify.h"
 
@@ -138,79 +138,99 @@ Expr guard(const TensorDecl &t, const std::vector<Expr> &indices, const Guards &
   return g ? simplify(g, &sc.bounds) : g;
 }
 
-Expr predicateLoads(const Expr &e, const Guards &sc) {
-  return transformExpr(e, [&](const Expr &n) -> Expr {
-    if (n->kind != ExprKind::Load || !guarded(n->tensor)) return n;
-    Expr g = guard(*n->tensor, n->args, sc);
+// The guards the enclosing loop or let adds for its variable to `sc`.
+Guards bindingGuards(const LStmt &s, const Guards &sc) {
+  Guards inner = sc;
+  inner.extent.erase(s.var);
+  inner.bounds.erase(s.var);
+  inner.nonNegative.erase(s.var);
+  inner.quotient.erase(s.var);
+  if (s.kind == LStmt::Kind::For) {
+    int64_t lo, ext;
+    if (isConstInt(s.min, &lo) && lo == 0) inner.extent[s.var] = s.extent;
+    if (provablyNonNegative(s.min, sc)) inner.nonNegative.insert(s.var);
+    if (isConstInt(s.min, &lo) && isConstInt(simplify(s.extent), &ext) && ext > 0)
+      if (std::optional<int64_t> hi = checkedAdd(lo, ext - 1)) inner.bounds[s.var] = {lo, *hi};
+    return inner;
+  }
+  // The coordinates LowerTaskMappings binds: an alias of a loop variable,
+  // x % E (in [0, E) for E > 0; E == 0 would already fault) and x / D for
+  // x in [0, X * D).
+  const Expr &v = s.value;
+  if (v->kind == ExprKind::Var) {
+    if (auto it = sc.extent.find(v->name); it != sc.extent.end()) inner.extent[s.var] = it->second;
+    if (auto it = sc.quotient.find(v->name); it != sc.quotient.end()) inner.quotient[s.var] = it->second;
+  } else if (v->kind == ExprKind::Binary && v->binOp == BinOp::Mod && provablyNonNegative(v->args[1], sc)) {
+    inner.extent[s.var] = v->args[1];
+  } else if (v->kind == ExprKind::Binary && v->binOp == BinOp::Div && v->args[0]->kind == ExprKind::Var &&
+             provablyNonNegative(v->args[1], sc)) {
+    if (auto it = sc.extent.find(v->args[0]->name); it != sc.extent.end())
+      inner.quotient[s.var] = {it->second, v->args[1]};
+  }
+  if (auto b = constBounds(s.value, &sc.bounds)) inner.bounds[s.var] = *b;
+  if (provablyNonNegative(s.value, sc)) inner.nonNegative.insert(s.var);
+  return inner;
+}
+
+// Guards every load and store of a guarded tensor with the conditions the
+// enclosing loops and lets do not prove; `guards_` holds what they prove
+// around the current statement (innermost last).
+class Predicate : public LoopMutator {
+public:
+  explicit Predicate(Guards outer) { guards_.push_back(std::move(outer)); }
+
+  LStmtPtr mutateStmt(const LStmtPtr &s) override {
+    LStmtPtr n = LoopMutator::mutateStmt(s);
+    if (!n || !n->pred || n->pred->kind != ExprKind::BoolImm || !n->pred->intValue) return n;
+    n = n == s ? std::make_shared<LStmt>(*s) : n;
+    n->pred = nullptr;
+    return n;
+  }
+
+protected:
+  Expr mutateLoad(const Expr &e) override {
+    Expr n = LoopMutator::mutateLoad(e);
+    if (!guarded(n->tensor)) return n;
+    Expr g = guard(*n->tensor, n->args, guards_.back());
     if (!g || (g->kind == ExprKind::BoolImm && g->intValue)) return n;
     auto m = std::make_shared<ExprNode>(*n);
     m->pred = conjoin(n->pred, g);
     if (!m->pad) m->pad = zeroOf(n->type);
     return m;
-  });
-}
+  }
 
-LStmtPtr predicate(const LStmtPtr &s, const Guards &sc) {
-  if (!s) return s;
-  auto n = std::make_shared<LStmt>(*s);
-  auto ex = [&](Expr &e) {
-    if (e) e = predicateLoads(e, sc);
-  };
-  for (Expr &i : n->indices) ex(i);
-  ex(n->value);
-  ex(n->pred);
-  ex(n->cond);
-  ex(n->min);
-  ex(n->extent);
-  for (LStmtPtr &c : n->stmts) c = predicate(c, sc);
-  Guards inner = sc;
-  if (s->kind == LStmt::Kind::For || s->kind == LStmt::Kind::Let) {
-    inner.extent.erase(s->var);
-    inner.bounds.erase(s->var);
-    inner.nonNegative.erase(s->var);
-    inner.quotient.erase(s->var);
+  void enterScope(const LStmt &s) override {
+    if (s.kind == LStmt::Kind::For || s.kind == LStmt::Kind::Let) guards_.push_back(bindingGuards(s, guards_.back()));
   }
-  if (s->kind == LStmt::Kind::For) {
-    int64_t lo, ext;
-    if (isConstInt(s->min, &lo) && lo == 0) inner.extent[s->var] = s->extent;
-    if (provablyNonNegative(s->min, sc)) inner.nonNegative.insert(s->var);
-    if (isConstInt(s->min, &lo) && isConstInt(simplify(s->extent), &ext) && ext > 0)
-      if (std::optional<int64_t> hi = checkedAdd(lo, ext - 1)) inner.bounds[s->var] = {lo, *hi};
+  void leaveScope(const LStmt &s) override {
+    if (s.kind == LStmt::Kind::For || s.kind == LStmt::Kind::Let) guards_.pop_back();
   }
-  if (s->kind == LStmt::Kind::Let) {
-    // The coordinates LowerTaskMappings binds: an alias of a loop variable,
-    // x % E (in [0, E) for E > 0; E == 0 would already fault) and x / D for
-    // x in [0, X * D).
-    const Expr &v = s->value;
-    if (v->kind == ExprKind::Var) {
-      if (auto it = sc.extent.find(v->name); it != sc.extent.end()) inner.extent[s->var] = it->second;
-      if (auto it = sc.quotient.find(v->name); it != sc.quotient.end()) inner.quotient[s->var] = it->second;
-    } else if (v->kind == ExprKind::Binary && v->binOp == BinOp::Mod && provablyNonNegative(v->args[1], sc)) {
-      inner.extent[s->var] = v->args[1];
-    } else if (v->kind == ExprKind::Binary && v->binOp == BinOp::Div && v->args[0]->kind == ExprKind::Var &&
-               provablyNonNegative(v->args[1], sc)) {
-      if (auto it = sc.extent.find(v->args[0]->name); it != sc.extent.end())
-        inner.quotient[s->var] = {it->second, v->args[1]};
-    }
-    if (auto b = constBounds(s->value, &sc.bounds)) inner.bounds[s->var] = *b;
-    if (provablyNonNegative(s->value, sc)) inner.nonNegative.insert(s->var);
+
+  LStmtPtr mutateStore(const LStmtPtr &s) override {
+    LStmtPtr n = LoopMutator::mutateStore(s);
+    if (!guarded(s->tensor)) return n;
+    n = n == s ? std::make_shared<LStmt>(*s) : n;
+    n->pred = conjoin(n->pred, guard(*s->tensor, n->indices, guards_.back()));
+    return n;
   }
-  n->body = predicate(s->body, inner);
-  n->thenS = predicate(s->thenS, sc);
-  n->elseS = predicate(s->elseS, sc);
-  if (s->kind == LStmt::Kind::Store && guarded(s->tensor)) n->pred = conjoin(n->pred, guard(*s->tensor, n->indices, sc));
+
   // atomic_add reads its value like a store and skips an out-of-range
-  // target like one; the other GPU statements check their own operands.
-  if (s->kind == LStmt::Kind::Intrinsic && s->intrinsic == GpuIntrinsic::AtomicAdd) {
-    n->operands[1] = predicateLoads(n->operands[1], sc);
+  // target like one; the other GPU statements check their own operands
+  // (none of their operands is guarded here).
+  LStmtPtr mutateIntrinsic(const LStmtPtr &s) override {
+    if (s->intrinsic != GpuIntrinsic::AtomicAdd) return s;
+    auto n = std::make_shared<LStmt>(*s);
+    n->operands[1] = mutateExpr(n->operands[1]);
     auto t = std::make_shared<ExprNode>(*n->operands[0]);
-    for (Expr &i : t->args) i = predicateLoads(i, sc);
-    if (guarded(t->tensor)) n->pred = conjoin(n->pred, guard(*t->tensor, t->args, sc));
+    for (Expr &i : t->args) i = mutateExpr(i);
+    if (guarded(t->tensor)) n->pred = conjoin(n->pred, guard(*t->tensor, t->args, guards_.back()));
     n->operands[0] = t;
+    return n;
   }
-  if (n->pred && n->pred->kind == ExprKind::BoolImm && n->pred->intValue) n->pred = nullptr;
-  return n;
-}
+
+private:
+  std::vector<Guards> guards_;
+};
 
 // Integer scalar parameters that a `where` clause bounds below by zero or
 // more (`stride >= 1`, `pad >= 0`, also inside `&&`): InsertRuntimeChecks
@@ -237,7 +257,7 @@ LoweredFunc predicateAccesses(const LoweredFunc &f) {
   sc.nonNegative.insert(f.op->symbols.begin(), f.op->symbols.end());
   for (const Constraint &c : f.op->where) whereNonNegative(c.cond, sc.nonNegative);
   LoweredFunc out = f;
-  out.body = predicate(f.body, sc);
+  out.body = Predicate(std::move(sc)).mutateStmt(f.body);
   return out;
 }
 

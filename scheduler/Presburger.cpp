@@ -2,6 +2,8 @@
 
 #include "ir/Simplify.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <climits>
 #include <isl/ilp.h>
@@ -52,12 +54,12 @@ std::optional<int64_t> evalAt(const Expr &e, const PointValues &v) {
 
 std::string valueText(const Expr &e, const PointValues &v) {
   auto x = evalAt(e, v);
-  return x ? std::to_string(*x) : "?";
+  return x ? fmt::format("{}", *x) : "?";
 }
 
 PointValues pointValues(const Presburger::Sample &s, size_t from, size_t n) {
   PointValues v = s.params;
-  for (size_t k = 0; k < n; ++k) v["@" + std::to_string(k)] = s.dims[from + k];
+  for (size_t k = 0; k < n; ++k) v[fmt::format("@{}", k)] = s.dims[from + k];
   return v;
 }
 
@@ -356,7 +358,7 @@ std::string Presburger::describeParams(const PointValues &v, const isl::Set &of)
   };
   std::string out;
   auto add = [&](const std::string &name, int64_t value) {
-    if (relevant(name)) out += (out.empty() ? "" : ", ") + name + " = " + std::to_string(value);
+    if (relevant(name)) out += fmt::format("{}{} = {}", out.empty() ? "" : ", ", name, value);
   };
   for (const std::string &s : k_.op->symbols)
     if (auto it = v.find(s); it != v.end()) add(s, it->second);

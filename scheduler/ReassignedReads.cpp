@@ -4,6 +4,8 @@
 #include "ir/Simplify.h"
 #include "ir/VerifyTensorIR.h"
 
+#include <fmt/format.h>
+
 #include <map>
 #include <set>
 
@@ -83,7 +85,7 @@ OpPtr separateReassignedReads(const OpPtr &op) {
       t->role = TensorRole::Intermediate;
       t->scope = Scope::Global;
       t->name = original->name + "_prev";
-      for (int i = 1; used.count(t->name); ++i) t->name = original->name + "_prev_" + std::to_string(i);
+      for (int i = 1; used.count(t->name); ++i) t->name = fmt::format("{}_prev_{}", original->name, i);
       used.insert(t->name);
       fresh.push_back(t);
       previous = t;

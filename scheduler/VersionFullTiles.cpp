@@ -1,6 +1,8 @@
 #include "scheduler/VersionFullTiles.h"
 
+#include "ir/IRMutator.h"
 #include "ir/IRRewrite.h"
+#include "ir/IRVisitor.h"
 #include "ir/Simplify.h"
 #include "scheduler/DropGuards.h"
 #include "scheduler/PartitionLoops.h"
@@ -173,7 +175,8 @@ std::set<std::string> keys(const std::map<std::string, Expr> &m) {
   return out;
 }
 
-class Versioner {
+// Versions the plain nests found anywhere in the tree it mutates.
+class Versioner : public LoopMutator {
 public:
   // `levels`: how many loop levels may still get their own version.
   // `failed`: the condition that just failed one level out (a copy testing
@@ -181,11 +184,11 @@ public:
   LStmtPtr nest(const LStmtPtr &root, int levels, const std::string &failed = "") {
     Env env;
     bindLoops(root, env);
-    std::map<std::string, Expr> removable; // guard text -> when it always holds
-    std::set<std::string> lanes;           // of those, the ones on a store's innermost loop
-    std::vector<std::string> stack;
-    std::map<std::string, Expr> windows;
-    gather(root, stack, env, removable, lanes, windows);
+    GatherGuards gathered(env, outer_);
+    gathered.walkStmt(root);
+    std::map<std::string, Expr> &removable = gathered.removable;
+    const std::set<std::string> &lanes = gathered.lanes;
+    const std::map<std::string, Expr> &windows = gathered.windows;
     // A window condition whose bound the test checks anyway (the rows of a
     // packing copy, bounded like the rows of the tile's stores) goes too:
     // its loop then keeps a constant trip count.
@@ -232,18 +235,30 @@ public:
   }
 
 
-  // Versions the plain nests found anywhere in `s`.
-  LStmtPtr walk(const LStmtPtr &s) {
-    if (!s) return s;
-    if (s->kind == LStmt::Kind::For && s->forKind != ForKind::Parallel && plainNest(s)) return nest(s, 2);
+  // Expressions are not rewritten here.
+  Expr mutateExpr(const Expr &e) override { return e; }
+
+protected:
+  LStmtPtr mutateFor(const LStmtPtr &s) override {
+    if (s->forKind != ForKind::Parallel && plainNest(s)) return nest(s, 2);
+    return LoopMutator::mutateFor(s);
+  }
+
+  LStmtPtr mutateBlock(const LStmtPtr &s) override {
+    std::vector<LStmtPtr> stmts = siblings(s->stmts, [&](const LStmtPtr &x) { return mutateStmt(x); }, 2, "");
+    if (stmts == s->stmts) return s;
     auto c = std::make_shared<LStmt>(*s);
-    bool binds = s->kind == LStmt::Kind::For && s->forKind != ForKind::Parallel && outer_.insert(s->var).second;
-    c->stmts = siblings(s->stmts, [&](const LStmtPtr &x) { return walk(x); }, 2, "");
-    c->body = walk(c->body);
-    c->thenS = walk(c->thenS);
-    c->elseS = walk(c->elseS);
-    if (binds) outer_.erase(s->var);
+    c->stmts = std::move(stmts);
     return c;
+  }
+
+  void enterScope(const LStmt &s) override {
+    if (s.kind == LStmt::Kind::For && s.forKind != ForKind::Parallel) binds_.push_back(outer_.insert(s.var).second);
+  }
+  void leaveScope(const LStmt &s) override {
+    if (s.kind != LStmt::Kind::For || s.forKind == ForKind::Parallel) return;
+    if (binds_.back()) outer_.erase(s.var);
+    binds_.pop_back();
   }
 
 private:
@@ -273,7 +288,9 @@ private:
   }
 
   // The loops directly below `loop` (through blocks) get their own version;
-  // for a pair (siblings), those directly below each of them.
+  // for a pair (siblings), those directly below each of them. A descent
+  // through blocks only, not a walk of the tree: what lies below those
+  // loops is nest()'s.
   LStmtPtr inner(const LStmtPtr &loop, int levels, const std::string &failed) {
     if (loop->kind == LStmt::Kind::Block) {
       auto b = std::make_shared<LStmt>(*loop);
@@ -305,53 +322,59 @@ private:
     });
   }
 
-  // The bounded guards of the stores (and their loads) under `s`; `stack`
-  // holds the nest's loops around `s`. A window condition of a store's
-  // innermost loop is left to PartitionLoops: it fails at the loop's edges
-  // whatever the tile, and would keep every tile on the guarded copy.
-  // Window conditions that can be bounded go to `windows` instead.
-  void gather(const LStmtPtr &s, std::vector<std::string> &stack, const Env &env,
-              std::map<std::string, Expr> &out, std::set<std::string> &lanes,
-              std::map<std::string, Expr> &windows) const {
-    if (!s) return;
-    if (s->kind == LStmt::Kind::For) {
-      stack.push_back(s->var);
-      gather(s->body, stack, env, out, lanes, windows);
-      stack.pop_back();
-      return;
-    }
-    for (const LStmtPtr &x : s->stmts) gather(x, stack, env, out, lanes, windows);
-    if (s->kind != LStmt::Kind::Store) return;
-    std::set<std::string> around = outer_;
-    around.insert(stack.begin(), stack.end() - (stack.empty() ? 0 : 1));
-    std::set<std::string> loops = around;
-    loops.insert(stack.begin(), stack.end());
-    auto collect = [&](const Expr &pred) {
-      if (!pred) return;
-      std::vector<Expr> parts;
-      guardConjuncts(pred, parts);
-      for (const Expr &g : parts) {
-        Expr holds = holdsEverywhere(g, env);
-        if (!holds) continue;
-        std::string text = printExpr(g);
-        if (!stack.empty() && !edgeOfStore(g, *s, loops) && isWindowCondition(g, stack.back(), around)) {
-          windows.emplace(text, simplify(holds));
-          continue;
-        }
-        out.emplace(text, simplify(holds));
-        if (!stack.empty() && mentionsVar(g, stack.back())) lanes.insert(text);
-      }
-    };
-    auto loads = [&](const Expr &e) {
-      if (e) visitExpr(e, [&](const Expr &n) {
-        if (n->kind == ExprKind::Load) collect(n->pred);
-      });
-    };
-    collect(s->pred);
-    for (const Expr &i : s->indices) loads(i);
-    loads(s->value);
-  }
+  // The bounded guards of the stores (and their loads) under a nest's
+  // root; scope() holds the nest's loops around the current store. A
+  // window condition of a store's innermost loop is left to
+  // PartitionLoops: it fails at the loop's edges whatever the tile, and
+  // would keep every tile on the guarded copy. Window conditions that can
+  // be bounded go to `windows` instead.
+  class GatherGuards : public LoopVisitor {
+  public:
+    GatherGuards(const Env &env, const std::set<std::string> &outer) : env_(env), outer_(outer) {}
+    std::map<std::string, Expr> removable; // guard text -> when it always holds
+    std::set<std::string> lanes;           // of those, the ones on a store's innermost loop
+    std::map<std::string, Expr> windows;
 
+  protected:
+    void visitStore(const LStmt &s) override {
+      std::vector<std::string> stack;
+      for (const Binding &b : scope().vars()) stack.push_back(b.name);
+      std::set<std::string> around = outer_;
+      around.insert(stack.begin(), stack.end() - (stack.empty() ? 0 : 1));
+      std::set<std::string> loops = around;
+      loops.insert(stack.begin(), stack.end());
+      auto collect = [&](const Expr &pred) {
+        if (!pred) return;
+        std::vector<Expr> parts;
+        guardConjuncts(pred, parts);
+        for (const Expr &g : parts) {
+          Expr holds = holdsEverywhere(g, env_);
+          if (!holds) continue;
+          std::string text = printExpr(g);
+          if (!stack.empty() && !edgeOfStore(g, s, loops) && isWindowCondition(g, stack.back(), around)) {
+            windows.emplace(text, simplify(holds));
+            continue;
+          }
+          removable.emplace(text, simplify(holds));
+          if (!stack.empty() && mentionsVar(g, stack.back())) lanes.insert(text);
+        }
+      };
+      auto loads = [&](const Expr &e) {
+        if (e) visitExpr(e, [&](const Expr &n) {
+          if (n->kind == ExprKind::Load) collect(n->pred);
+        });
+      };
+      collect(s.pred);
+      for (const Expr &i : s.indices) loads(i);
+      loads(s.value);
+    }
+
+  private:
+    const Env &env_;
+    const std::set<std::string> &outer_;
+  };
+
+  std::vector<bool> binds_; // per enclosing serial loop: whether it added its variable to outer_
   std::set<std::string> outer_; // serial loops enclosing the nest being versioned
 };
 
@@ -359,7 +382,7 @@ private:
 
 LoweredFunc versionFullTiles(const LoweredFunc &f) {
   LoweredFunc out = f;
-  out.body = Versioner().walk(f.body);
+  out.body = Versioner().mutateStmt(f.body);
   return out;
 }
 

@@ -4,10 +4,12 @@
 #include "ir/Simplify.h"
 #include "scheduler/Refusal.h"
 
+#include <fmt/format.h>
+
 namespace tk {
 using namespace ir;
 
-std::string lineCol(SourceLoc loc) { return std::to_string(loc.line) + ":" + std::to_string(loc.col); }
+std::string lineCol(SourceLoc loc) { return fmt::format("{}:{}", loc.line, loc.col); }
 
 static std::string describe(const MStmt &m) {
   return "`" + printMapping(m.mapping) + " on " + std::string(workerKindName(*m.worker)) + "` at " +
@@ -36,9 +38,9 @@ static std::string available(TargetFamily f) {
 static bool sameCount(std::optional<int64_t> &slot, SourceLoc &slotLoc, int64_t n, const MStmt &m,
                       std::string *reason) {
   if (slot && *slot != n)
-    return refuse(reason, "every " + std::string(workerKindName(*m.worker)) + " mapping of a kernel must use the same "
-                        "number of workers: " + std::to_string(n) + " here, " + std::to_string(*slot) + " at " +
-                        lineCol(slotLoc));
+    return refuse(reason, fmt::format("every {} mapping of a kernel must use the same number of workers: {} here, "
+                                      "{} at {}",
+                                      workerKindName(*m.worker), n, *slot, lineCol(slotLoc)));
   if (!slot) {
     slot = n;
     slotLoc = m.loc;
@@ -88,10 +90,11 @@ bool launchConfigConsistent(const LaunchConfig &launch, std::string *reason) {
   // Checked: 2^59 + 4 warps wrapped to 128 threads and matched a threads mapping of 128.
   std::optional<int64_t> warpThreads = launch.warps ? checkedMul(*launch.warps, 32) : std::nullopt;
   if (launch.warps && launch.threads && warpThreads != launch.threads)
-    return refuse(reason, std::to_string(*launch.warps) + " warps (at " + lineCol(launch.warpsLoc) + ") need " +
-                            (warpThreads ? std::to_string(*warpThreads) : "2^63 or more") +
-                            " threads (32 per warp), but this threads mapping "
-                            "uses " + std::to_string(*launch.threads));
+    return refuse(reason, fmt::format("{} warps (at {}) need {} threads (32 per warp), but this threads mapping "
+                                      "uses {}",
+                                      *launch.warps, lineCol(launch.warpsLoc),
+                                      warpThreads ? fmt::format("{}", *warpThreads) : "2^63 or more",
+                                      *launch.threads));
   return true;
 }
 

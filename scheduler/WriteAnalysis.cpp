@@ -3,6 +3,8 @@
 #include "ir/Simplify.h"
 #include "scheduler/WorkerLimits.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace tk {
@@ -10,7 +12,7 @@ using namespace ir;
 
 namespace {
 
-Expr dimVar(size_t k) { return var("@" + std::to_string(k), VarKind::Loop); }
+Expr dimVar(size_t k) { return var(fmt::format("@{}", k), VarKind::Loop); }
 
 // A set of elements in isl's notation without its parameter list and, for
 // one piece, without braces: `Z[i, j] for 2i >= M`, `Z[i = -1 + M, j]`.
@@ -34,7 +36,7 @@ std::vector<std::string> dimNames(const Op &op, const TensorDecl &t) {
       return out;
     }
   std::vector<std::string> out;
-  for (size_t d = 0; d < t.rank(); ++d) out.push_back("i" + std::to_string(d));
+  for (size_t d = 0; d < t.rank(); ++d) out.push_back(fmt::format("i{}", d));
   return out;
 }
 
@@ -200,11 +202,11 @@ void WriteAnalysis::conflict(const Access &a, const Access &b, std::vector<Write
   std::vector<size_t> workerDims;
   isl::Map concurrent = this->concurrent(a, b, false, workerDims);
   if (workerDims.empty()) return;
-  std::string key = std::to_string(na) + "," + std::to_string(nb);
+  std::string key = fmt::format("{},{}", na, nb);
   for (size_t p : workerDims) {
     size_t start = p;
     while (start > 0 && ia[start - 1].loop == ia[p].loop) --start;
-    key += "," + std::to_string(p) + ":" + std::to_string(start);
+    key += fmt::format(",{}:{}", p, start);
   }
   auto pairs = [&](const isl::Map &x, const isl::Map &y) { return this->pairs(x, y, concurrent); };
   // Versions of one loop nest (full / partial tiles) repeat the same maps.
@@ -236,10 +238,9 @@ void WriteAnalysis::conflict(const Access &a, const Access &b, std::vector<Write
   std::string example;
   if (s) {
     PointValues va = pointValues(*s, 0, na), vb = pointValues(*s, na, nb);
-    example = " (e.g. " + tensor + "[";
-    for (size_t e = na + nb; e < s->dims.size(); ++e) example += (e > na + nb ? ", " : "") + std::to_string(s->dims[e]);
-    example += "] by " + d.userVar + " = " + valueText(d.userValue, va) + " and " + d.userVar + " = " +
-               valueText(d.userValue, vb);
+    example = fmt::format(" (e.g. {}[{}] by {} = {} and {} = {}", tensor,
+                          fmt::join(s->dims.begin() + (na + nb), s->dims.end(), ", "), d.userVar,
+                          valueText(d.userValue, va), d.userVar, valueText(d.userValue, vb));
     std::string params = pb_.describeParams(s->params, isl::Set(isl_map_wrap(over.copy())));
     example += (params.empty() ? "" : " when " + params) + ")";
   }
@@ -334,10 +335,8 @@ void WriteAnalysis::checkCoverage(std::vector<WriteFinding> &out) {
     bool proven = !inexact && pb_.contextGap().empty() && s && pb_.consistent(s->params);
     std::string example;
     if (s) {
-      example = t->name + "[";
-      for (size_t d = 0; d < s->dims.size(); ++d) example += (d ? ", " : "") + std::to_string(s->dims[d]);
       std::string params = pb_.describeParams(s->params, missing);
-      example += "]" + (params.empty() ? "" : " when " + params);
+      example = fmt::format("{}[{}]{}", t->name, fmt::join(s->dims, ", "), params.empty() ? "" : " when " + params);
     }
     std::string why = inexact                        ? inexact->why
                       : !pb_.contextGap().empty()    ? "the " + pb_.contextGap()

@@ -7,6 +7,8 @@
 #include "scheduler/WorkerLimits.h"
 #include "scheduler/WriteAnalysis.h"
 
+#include <fmt/format.h>
+
 namespace tk {
 using namespace ir;
 
@@ -54,10 +56,9 @@ bool WriteAnalysis::race(const Access &r, const Access &w, std::vector<WriteFind
   std::string example;
   if (s) {
     PointValues vr = pointValues(*s, 0, nr), vw = pointValues(*s, nr, nw);
-    example = tensor + "[";
-    for (size_t e = nr + nw; e < s->dims.size(); ++e) example += (e > nr + nw ? ", " : "") + std::to_string(s->dims[e]);
-    example += "] is written by " + var + " = " + valueText(d.userValue, vw) + " (the store at " + lineCol(w.a.loc) +
-               ") and read by " + var + " = " + valueText(d.userValue, vr);
+    example = fmt::format("{}[{}] is written by {} = {} (the store at {}) and read by {} = {}", tensor,
+                          fmt::join(s->dims.begin() + (nr + nw), s->dims.end(), ", "), var,
+                          valueText(d.userValue, vw), lineCol(w.a.loc), var, valueText(d.userValue, vr));
     std::string params = pb_.describeParams(s->params, isl::Set(isl_map_wrap(over.copy())));
     example += params.empty() ? "" : " when " + params;
   }

@@ -2,6 +2,8 @@
 
 #include "ir/FlatIndex.h"
 
+#include <fmt/format.h>
+
 #include <llvm/ADT/APFloat.h>
 #include <llvm/IR/Intrinsics.h>
 
@@ -64,8 +66,8 @@ llvm::Value *convertValue(CodegenContext &cg, llvm::Value *v, ScalarType from, S
 llvm::Value *elementAddress(CodegenContext &cg, const ir::TensorDecl &t,
                             const std::vector<ir::Expr> &indices) {
   if (indices.size() != t.rank())
-    throw InternalError("codegen: " + std::to_string(indices.size()) + " indices for tensor '" +
-                        t.name + "' of rank " + std::to_string(t.rank()));
+    throw InternalError(
+        fmt::format("codegen: {} indices for tensor '{}' of rank {}", indices.size(), t.name, t.rank()));
   return cg.b.CreateInBoundsGEP(cg.memType(t.dtype), cg.buffer(t), linearIndex(cg, t, indices), t.name + ".addr");
 }
 
@@ -317,7 +319,7 @@ llvm::Value *lowerExpr(CodegenContext &cg, const ir::Expr &e) {
     return convertValue(cg, v->value, v->type, e->type);
   }
   case ExprKind::Hole:
-    throw InternalError("codegen: unfilled hole ?" + std::to_string(e->holeId));
+    throw InternalError(fmt::format("codegen: unfilled hole ?{}", e->holeId));
   case ExprKind::Unary:
     if (e->unOp == ir::UnOp::Not) return cg.b.CreateNot(lowerExprAs(cg, e->args.at(0), ScalarType::Bool));
     return ir::isFloat(e->type) ? cg.b.CreateFNeg(lowerExprAs(cg, e->args.at(0), e->type))

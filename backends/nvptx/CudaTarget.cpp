@@ -1,6 +1,9 @@
 // Named CUDA targets -> LLVM NVPTX CPU and PTX ISA version.
 #include "backends/nvptx/NvptxBackend.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 namespace tk {
 
 namespace {
@@ -16,16 +19,17 @@ const Named kNamed[] = {{"cuda-sm_80", "sm_80", "+ptx78"},
                         {"cuda", "sm_90", "+ptx78"}};
 } // namespace
 
-std::string cudaTargetNames() {
-  std::string s;
-  for (const Named &n : kNamed) s += (s.empty() ? "" : " ") + std::string(n.name);
-  return s;
+std::vector<std::string> cudaTargetNames() {
+  std::vector<std::string> names;
+  for (const Named &n : kNamed) names.push_back(n.name);
+  return names;
 }
 
 std::optional<CudaTarget> resolveCudaTarget(const std::string &name, std::string *error) {
   for (const Named &n : kNamed)
     if (name == n.name) return CudaTarget{n.name, n.sm, n.ptx};
-  if (error) *error = "unknown CUDA target '" + name + "' (expected one of: " + cudaTargetNames() + ")";
+  if (error)
+    *error = fmt::format("unknown CUDA target '{}' (expected one of: {})", name, fmt::join(cudaTargetNames(), " "));
   return std::nullopt;
 }
 

@@ -9,7 +9,9 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
 #include <mutex>
+#include <optional>
 #include <set>
 
 namespace tk {
@@ -24,8 +26,10 @@ static void initializeNvptx() {
   });
 }
 
-bool emitCudaCode(const std::vector<ir::LoweredFunc> &funcs, const CudaTarget &target, int optLevel,
-                  CudaOutput kind, const std::string &moduleName, std::string &out, DiagEngine &diags) {
+std::optional<std::vector<backend::Output>> emitCudaCode(const std::vector<ir::LoweredFunc> &funcs,
+                                                         const CudaTarget &target, int optLevel,
+                                                         const std::vector<backend::OutputKind> &kinds,
+                                                         const std::string &moduleName, DiagEngine &diags) {
   static const char *kTriple = "nvptx64-nvidia-cuda";
   initializeNvptx();
   // Device code is optimized at -O3 whenever optimization is on, as nvcc
@@ -55,23 +59,35 @@ bool emitCudaCode(const std::vector<ir::LoweredFunc> &funcs, const CudaTarget &t
     launches.push_back(nvptx::collectKernelLaunches(f));
     for (const nvptx::KernelLaunch &l : launches.back()) nvptx::emitDeviceKernel(dc, f, l);
   }
-  if (diags.errorCount() > errorsBefore) return false;
+  if (diags.errorCount() > errorsBefore) return std::nullopt;
   codegen::verifyGeneratedModule(m, "nvptx backend");
   codegen::optimizeModule(m, *tm, deviceOpt);
 
-  out.clear();
-  if (kind == CudaOutput::DeviceLLVM) {
-    llvm::raw_string_ostream os(out);
+  // The device module is printed before the PTX is written (codegen
+  // passes change the module); the PTX is written once and shared by the
+  // PTX output and the host object that embeds it.
+  std::string deviceLLVM;
+  if (std::find(kinds.begin(), kinds.end(), backend::OutputKind::LLVMIR) != kinds.end()) {
+    llvm::raw_string_ostream os(deviceLLVM);
     m.print(os, nullptr);
-    return true;
   }
-  std::string ptx = codegen::emitModuleFile(m, *tm, llvm::CodeGenFileType::AssemblyFile);
-  if (kind == CudaOutput::PTX) {
-    out = std::move(ptx);
-    return true;
+  std::vector<backend::Output> outs;
+  std::optional<std::string> ptx;
+  auto devicePtx = [&]() -> const std::string & {
+    if (!ptx) ptx = codegen::emitModuleFile(m, *tm, llvm::CodeGenFileType::AssemblyFile);
+    return *ptx;
+  };
+  for (backend::OutputKind kind : kinds) {
+    switch (kind) {
+    case backend::OutputKind::LLVMIR: outs.push_back({kind, ".ll", deviceLLVM}); break;
+    case backend::OutputKind::Ptx: outs.push_back({kind, ".ptx", devicePtx()}); break;
+    case backend::OutputKind::Object:
+      outs.push_back({kind, ".o", nvptx::emitHostObject(funcs, launches, devicePtx(), optLevel, moduleName, diags)});
+      break;
+    case backend::OutputKind::Assembly: throw InternalError("nvptx backend: no assembly output (use PTX)");
+    }
   }
-  out = nvptx::emitHostObject(funcs, launches, ptx, optLevel, moduleName, diags);
-  return true;
+  return outs;
 }
 
 } // namespace tk

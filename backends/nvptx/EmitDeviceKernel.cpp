@@ -111,6 +111,8 @@ struct DeviceLowering {
     dc.frame().buffers.erase(&t);
   }
 
+  // A hand-written dispatcher, as in every emitter: it emits blocks in a
+  // fixed order and binds values in the codegen context's own scopes.
   void lower(const ir::LStmtPtr &s) {
     if (!s) return;
     auto sub = [&](const ir::LStmtPtr &c) { lower(c); };

@@ -7,7 +7,7 @@ namespace tk::nvptx {
 
 // Emits launch `l` of `f` as kernel `l.kernel` in dc.mod with the parameters
 // KernelLaunch lists, annotated as a kernel with at most l.shape.threads
-// threads per block. The body runs SPMD (ir/GpuLaunch.h): the blocks loop
+// threads per block. The body runs SPMD (scheduler/cuda/GpuLaunch.h): the blocks loop
 // variable is blockIdx.x (or, when l.multiDimGrid, the block index
 // linearized over x, y, z, with blocks past the loop's extent skipped);
 // Parallel loops on threads / warps bind threadIdx.x / threadIdx.x / 32 and

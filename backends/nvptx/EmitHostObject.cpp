@@ -1,9 +1,11 @@
 #include "backends/nvptx/EmitHostObject.h"
 
 #include "backends/common/EmitModule.h"
+#include "backends/common/HostCodegenContext.h"
 #include "backends/common/LowerExprToLLVM.h"
 #include "backends/common/TensorBytes.h"
-#include "backends/x86/CodegenContext.h"
+
+#include <fmt/format.h>
 
 namespace tk::nvptx {
 
@@ -13,9 +15,9 @@ using ir::ScalarType;
 namespace {
 
 struct HostEmitter {
-  explicit HostEmitter(x86::CodegenContext &c) : cg(c) {}
+  explicit HostEmitter(codegen::HostCodegenContext &c) : cg(c) {}
 
-  x86::CodegenContext &cg;
+  codegen::HostCodegenContext &cg;
   llvm::GlobalVariable *ptx = nullptr, *moduleCache = nullptr;
   // Per function being emitted:
   const std::vector<KernelLaunch> *launches = nullptr;
@@ -63,7 +65,7 @@ struct HostEmitter {
     // (-1 from emitTensorBytes) returns status 3 here instead.
     llvm::Value *bytes = codegen::emitTensorBytes(cg, t);
     llvm::Value *overflow = cg.b.CreateICmpSLT(bytes, cg.b.getInt64(0));
-    exitOnFailure(cg.b.CreateSelect(overflow, cg.b.getInt32(x86::kStatusOutOfMemory), cg.b.getInt32(0)), t.name + ".size");
+    exitOnFailure(cg.b.CreateSelect(overflow, cg.b.getInt32(codegen::kStatusOutOfMemory), cg.b.getInt32(0)), t.name + ".size");
     llvm::AllocaInst *slot = cg.entryAlloca(cg.b.getPtrTy(), t.name + ".slot");
     llvm::Value *status =
         cg.b.CreateCall(runtime("tkrt_cuda_alloc", {cg.b.getPtrTy(), cg.b.getInt64Ty(), cg.b.getPtrTy()}),
@@ -90,7 +92,7 @@ struct HostEmitter {
     auto *argsType = llvm::ArrayType::get(b.getPtrTy(), std::max<size_t>(values.size(), 1));
     llvm::AllocaInst *args = cg.entryAlloca(argsType, l.kernel + ".args");
     for (size_t i = 0; i < values.size(); ++i) {
-      llvm::AllocaInst *slot = cg.entryAlloca(values[i]->getType(), l.kernel + ".arg" + std::to_string(i));
+      llvm::AllocaInst *slot = cg.entryAlloca(values[i]->getType(), fmt::format("{}.arg{}", l.kernel, i));
       b.CreateStore(values[i], slot);
       b.CreateStore(slot, b.CreateConstInBoundsGEP2_32(argsType, args, 0, static_cast<unsigned>(i)));
     }
@@ -167,21 +169,17 @@ struct HostEmitter {
 std::string emitHostObject(const std::vector<ir::LoweredFunc> &funcs,
                            const std::vector<std::vector<KernelLaunch>> &launches, const std::string &ptx,
                            int optLevel, const std::string &moduleName, DiagEngine &diags) {
-  initializeX86Backend();
-  // Baseline x86-64: the host code only checks arguments and calls the
-  // launcher, and a fixed CPU keeps the object independent of the build machine.
-  std::string error;
-  std::optional<CpuTarget> host = resolveCpuTarget("x86_64", &error);
-  if (!host) throw InternalError("nvptx backend: " + error);
+  codegen::initializeX86LLVMTarget();
+  codegen::HostCpu host = codegen::baselineX86Host();
   std::unique_ptr<llvm::TargetMachine> tm =
-      codegen::createTargetMachine(host->triple, host->cpu, host->features, optLevel, llvm::Reloc::PIC_);
+      codegen::createTargetMachine(host.triple, host.cpu, host.features, optLevel, llvm::Reloc::PIC_);
   llvm::LLVMContext ctx;
   llvm::Module m(moduleName, ctx);
   m.setSourceFileName(moduleName);
-  m.setTargetTriple(host->triple);
+  m.setTargetTriple(host.triple);
   m.setDataLayout(tm->createDataLayout());
   m.setPICLevel(llvm::PICLevel::BigPIC);
-  x86::CodegenContext cg(m, *host, diags);
+  codegen::HostCodegenContext cg(m, host, diags);
   HostEmitter e(cg);
   // The PTX text (NUL-terminated, as cuModuleLoadData wants it) and the
   // module handle cache it is loaded into, private to this object.

@@ -1,7 +1,9 @@
 #include "backends/nvptx/KernelLaunches.h"
 
 #include "ir/Diagnostics.h"
-#include "ir/IRRewrite.h"
+#include "ir/IRVisitor.h"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <set>
@@ -12,34 +14,53 @@ using ir::LStmt;
 
 namespace {
 
+// What a launch's body reads from outside it: the variables it names, and
+// the tensors it accesses but does not allocate, in order of first access
+// (the kernel's parameter order).
+class Captures : public ir::LoopVisitor {
+public:
+  explicit Captures(std::vector<const ir::TensorDecl *> &tensors) : tensors_(tensors) {}
+  std::set<std::string> names;
+  using LoopVisitor::walkExprs;
+
+protected:
+  void visitVar(const ir::Expr &e) override { names.insert(e->name); }
+
+  void visitLoad(const ir::Expr &e) override {
+    capture(e->tensor.get());
+    LoopVisitor::visitLoad(e);
+  }
+
+  // The value and guard before the indices, then the target: the
+  // parameter order kernels have always had.
+  void visitStore(const LStmt &s) override {
+    walkExpr(s.value);
+    walkExpr(s.pred);
+    walkExprs(s.indices);
+    capture(s.tensor.get());
+  }
+
+private:
+  void capture(const ir::TensorDecl *t) {
+    if (!scope().hasTensor(t) && std::find(tensors_.begin(), tensors_.end(), t) == tensors_.end())
+      tensors_.push_back(t);
+  }
+
+  std::vector<const ir::TensorDecl *> &tensors_;
+};
+
 struct Collector {
   const ir::LoweredFunc &f;
   std::vector<KernelLaunch> out;
 
   void captures(KernelLaunch &l) {
-    std::set<const ir::TensorDecl *> allocated;
-    std::set<std::string> names;
-    auto expr = [&](const ir::Expr &e) {
-      ir::visitExpr(e, [&](const ir::Expr &n) {
-        if (n->kind == ir::ExprKind::Var) names.insert(n->name);
-        if (n->kind == ir::ExprKind::Load && std::find(l.tensors.begin(), l.tensors.end(), n->tensor.get()) == l.tensors.end())
-          l.tensors.push_back(n->tensor.get());
-      });
-    };
-    ir::visitLStmt(l.loop->body, [&](const LStmt &s) {
-      for (const ir::Expr *e : {&s.min, &s.extent, &s.value, &s.pred, &s.cond}) expr(*e);
-      for (const ir::Expr &e : s.indices) expr(e);
-      for (const ir::Expr &e : s.operands) expr(e);
-      if (s.kind == LStmt::Kind::Alloc) allocated.insert(s.tensor.get());
-      if (s.kind == LStmt::Kind::Store && std::find(l.tensors.begin(), l.tensors.end(), s.tensor.get()) == l.tensors.end())
-        l.tensors.push_back(s.tensor.get());
-    });
+    Captures c(l.tensors);
+    c.walkStmt(l.loop->body);
     int64_t blocks = 0;
     l.multiDimGrid = !ir::isConstInt(l.loop->extent, &blocks) || blocks > 0x7fffffff;
-    if (l.multiDimGrid) expr(l.loop->extent);
-    std::erase_if(l.tensors, [&](const ir::TensorDecl *t) { return allocated.count(t) > 0; });
-    for (const ir::TensorDecl *t : l.tensors)
-      for (const ir::Expr &d : t->shape) expr(d);
+    if (l.multiDimGrid) c.walkExpr(l.loop->extent);
+    for (size_t i = 0; i < l.tensors.size(); ++i) c.walkExprs(l.tensors[i]->shape);
+    const std::set<std::string> &names = c.names;
     // Shapes of buffers allocated inside are constants (FormKernelLaunches).
     for (const ir::Param &p : f.op->inputs)
       if (p.isScalar() && names.count(p.name)) l.scalars.push_back(p.name);
@@ -47,6 +68,8 @@ struct Collector {
       if (names.count(s)) l.scalars.push_back(s);
   }
 
+  // A whitelist of the host statements around launches (every other kind
+  // is an error), so no visitor default applies.
   void host(const ir::LStmtPtr &s) {
     switch (s->kind) {
     case LStmt::Kind::Block:
@@ -58,7 +81,7 @@ struct Collector {
       if (s->forKind == ir::ForKind::Parallel && s->worker == ir::WorkerKind::Blocks) {
         KernelLaunch l;
         l.loop = s.get();
-        l.kernel = f.name + "_k" + std::to_string(out.size());
+        l.kernel = fmt::format("{}_k{}", f.name, out.size());
         l.shape = ir::launchShape(s->body);
         captures(l);
         out.push_back(std::move(l));

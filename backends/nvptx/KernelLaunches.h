@@ -2,7 +2,7 @@
 // them (scheduler/FormKernelLaunches made every top-level statement that is
 // not host code a blocks loop).
 #pragma once
-#include "ir/GpuLaunch.h"
+#include "scheduler/cuda/GpuLaunch.h"
 
 #include <string>
 #include <vector>

@@ -3,9 +3,11 @@
 // through the CUDA launcher (backends/nvptx/runtime, libtkrt_cuda.a).
 // docs/gpu.md describes the lowering, docs/abi.md the host ABI.
 #pragma once
+#include "backends/Backend.h"
 #include "ir/Diagnostics.h"
 #include "ir/LoopIR.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,19 +23,22 @@ struct CudaTarget {
 };
 // nullopt (and *error set) for an unknown name.
 std::optional<CudaTarget> resolveCudaTarget(const std::string &name, std::string *error);
-// The accepted names, space separated (for --version and messages).
-std::string cudaTargetNames();
+// The accepted names, in the order --version lists them.
+std::vector<std::string> cudaTargetNames();
 
-enum class CudaOutput {
-  PTX,         // the device module as PTX text
-  DeviceLLVM,  // the optimized device module as LLVM IR text
-  HostObject   // an x86-64 ELF object exporting the host functions
-};
+// Translates cuda functions (after FormKernelLaunches) once and writes one
+// output per entry of `kinds`, in that order: LLVMIR (the optimized device
+// module), Ptx, Object (an x86-64 ELF object exporting the host functions,
+// embedding the PTX); Assembly is not a cuda output (InternalError).
+// Deterministic: the same input gives the same bytes. nullopt after
+// reporting an error.
+std::optional<std::vector<backend::Output>> emitCudaCode(const std::vector<ir::LoweredFunc> &funcs,
+                                                         const CudaTarget &target, int optLevel,
+                                                         const std::vector<backend::OutputKind> &kinds,
+                                                         const std::string &moduleName, DiagEngine &diags);
 
-// Translates cuda functions (after FormKernelLaunches) and writes the
-// requested form to `out`. Deterministic: the same input gives the same
-// bytes. Returns false after reporting an error.
-bool emitCudaCode(const std::vector<ir::LoweredFunc> &funcs, const CudaTarget &target, int optLevel,
-                  CudaOutput kind, const std::string &moduleName, std::string &out, DiagEngine &diags);
+// The registry's NVPTX backend (family cuda): the targets above,
+// emitCudaCode, headers in the cuda host ABI.
+std::unique_ptr<const backend::Backend> createNvptxBackend();
 
 } // namespace tk

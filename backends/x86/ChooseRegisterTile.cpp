@@ -7,7 +7,6 @@ namespace tk::x86 {
 using ir::Expr;
 using ir::mentionsVar;
 
-int vectorRegisterCount(const CpuTarget &target) { return target.vectorBits >= 512 ? 32 : 16; }
 
 // Each row's broadcast operand is a separate strided stream with its own
 // address register; beyond kMaxRows rows the general-purpose registers
@@ -34,7 +33,7 @@ static bool broadcastRowsAdjacent(const ContractionNest &nest) {
 RegisterTile chooseRegisterTile(const ContractionNest &nest, const CpuTarget &target) {
   RegisterTile t;
   t.lanes = std::max(1, target.vectorBits / (8 * ir::scalarTypeBytes(nest.store->tensor->dtype)));
-  int64_t regs = vectorRegisterCount(target);
+  int64_t regs = target.vectorRegisters;
   int64_t extent = 0;
   int64_t needed = ir::isConstInt(nest.vecLoop->extent, &extent) ? std::max<int64_t>(1, (extent + t.lanes - 1) / t.lanes)
                                                                  : regs;

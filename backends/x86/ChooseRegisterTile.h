@@ -8,9 +8,6 @@
 
 namespace tk::x86 {
 
-// Vector registers of the target's widest vector class.
-int vectorRegisterCount(const CpuTarget &target);
-
 // How a nest is blocked on `target`: rows per block, vectors per row, lanes.
 struct RegisterTile {
   int64_t rowsPerBlock = 1;

@@ -2,94 +2,14 @@
 
 #include "backends/x86/EmitVectorMath.h"
 
-#include <llvm/IR/Intrinsics.h>
-
 namespace tk::x86 {
 
 CodegenContext::CodegenContext(llvm::Module &m, const CpuTarget &t, DiagEngine &d)
-    : codegen::CodegenContext(m, d), target(t) {}
-
-void CodegenContext::setFunctionAttributes(llvm::Function *fn) {
-  fn->addFnAttr(llvm::Attribute::NoUnwind);
-  fn->addFnAttr("target-cpu", target.cpu);
-  if (!target.features.empty()) fn->addFnAttr("target-features", target.features);
-  // LLVM's tuning for AVX-512 CPUs prefers 256-bit vectors (a frequency
-  // penalty on old Intel parts); the register tiles already use the full
-  // width, and on current cores (Zen 4/5, Sapphire Rapids) so should the
-  // loop vectorizer: elementwise ops and copies then move 64 bytes a step.
-  fn->addFnAttr("prefer-vector-width", std::to_string(target.vectorBits));
-}
-
-void CodegenContext::emitFree(llvm::Value *ptr) {
-  auto *type = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy()}, false);
-  b.CreateCall(runtimeFunction("tkrt_free", type), {ptr});
-}
-
-void CodegenContext::emitExitUnlessZero(llvm::Value *status, const std::string &name) {
-  llvm::BasicBlock *fail = newBlock(name + ".fail");
-  llvm::BasicBlock *ok = newBlock(name + ".ok");
-  b.CreateCondBr(b.CreateICmpEQ(status, b.getInt32(0)), ok, fail);
-  b.SetInsertPoint(fail);
-  emitEarlyExit(status);
-  b.SetInsertPoint(ok);
-}
-
-void CodegenContext::emitEarlyExit(llvm::Value *status) {
-  FunctionFrame &f = frame();
-  for (auto it = f.liveHeap.rbegin(); it != f.liveHeap.rend(); ++it) emitFree(*it);
-  if (f.statusOut) {
-    llvm::StoreInst *st = b.CreateStore(status, f.statusOut);
-    st->setAtomic(llvm::AtomicOrdering::Monotonic);
-    st->setAlignment(llvm::Align(4));
-    b.CreateRetVoid();
-  } else {
-    b.CreateRet(status);
-  }
-}
-
-llvm::Value *CodegenContext::emitCheckedMalloc(llvm::Value *bytes, const std::string &name) {
-  auto *type = llvm::FunctionType::get(b.getPtrTy(), {b.getInt64Ty()}, false);
-  // tkrt_alloc's blocks start on a cache line (kBufferAlign), so that a
-  // packed panel's rows are whole vectors (a zmm load crossing two lines
-  // costs two), and a kernel called again reuses its large blocks instead
-  // of faulting in fresh pages (docs/abi.md).
-  llvm::Value *ptr = b.CreateCall(runtimeFunction("tkrt_alloc", type), {bytes}, name);
-  llvm::BasicBlock *fail = newBlock(name + ".oom");
-  llvm::BasicBlock *ok = newBlock(name + ".ok");
-  b.CreateCondBr(b.CreateIsNull(ptr), fail, ok);
-  b.SetInsertPoint(fail);
-  emitEarlyExit(b.getInt32(kStatusOutOfMemory));
-  b.SetInsertPoint(ok);
-  return ptr;
-}
-
-// tanh and erf have no LLVM intrinsic: they call libm.
-static llvm::Value *callLibm(CodegenContext &cg, const char *name, llvm::Value *x) {
-  bool dbl = x->getType()->isDoubleTy();
-  auto *type = llvm::FunctionType::get(x->getType(), {x->getType()}, false);
-  llvm::FunctionCallee f = cg.runtimeFunction(dbl ? name : std::string(name) + "f", type);
-  if (auto *fn = llvm::dyn_cast<llvm::Function>(f.getCallee())) fn->setOnlyAccessesInaccessibleMemory();
-  return cg.b.CreateCall(f, {x});
-}
+    : codegen::HostCodegenContext(m, codegen::HostCpu{t.triple, t.cpu, t.features, t.vectorBits}, d), target(t) {}
 
 llvm::Value *CodegenContext::emitMath(ir::MathFn f, llvm::Value *x) {
-  switch (f) {
-  case ir::MathFn::Exp:
-    if (x->getType()->getScalarType()->isFloatTy()) return emitExpF32(b, x);
-    return b.CreateUnaryIntrinsic(llvm::Intrinsic::exp, x);
-  case ir::MathFn::Log: return b.CreateUnaryIntrinsic(llvm::Intrinsic::log, x);
-  case ir::MathFn::Sqrt: return b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);
-  case ir::MathFn::Rsqrt:
-    return b.CreateFDiv(llvm::ConstantFP::get(x->getType(), 1.0), b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x));
-  case ir::MathFn::Tanh: return callLibm(*this, "tanh", x);
-  case ir::MathFn::Erf: return callLibm(*this, "erf", x);
-  case ir::MathFn::Abs: return b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
-  }
-  throw InternalError("x86 backend: unknown math function");
-}
-
-llvm::Value *CodegenContext::emitPow(llvm::Value *a, llvm::Value *x) {
-  return b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, a, x);
+  if (f == ir::MathFn::Exp && x->getType()->getScalarType()->isFloatTy()) return emitExpF32(b, x);
+  return HostCodegenContext::emitMath(f, x);
 }
 
 } // namespace tk::x86

@@ -30,6 +30,7 @@ static CpuTarget hostTarget() {
     return it != features.end() && it->second;
   };
   t.vectorBits = has("avx512f") ? 512 : has("avx2") || has("avx") ? 256 : 128;
+  t.vectorRegisters = t.vectorBits == 512 ? 32 : 16;
   return t;
 }
 
@@ -49,7 +50,7 @@ std::optional<CpuTarget> resolveCpuTarget(const std::string &name, std::string *
                                  {"x86_64-avx2", "x86-64-v3", 256},
                                  {"x86_64-avx512", "x86-64-v4", 512}};
   for (const Named &n : kNamed)
-    if (name == n.name) return CpuTarget{n.name, kLinuxTriple, n.cpu, "", n.bits};
+    if (name == n.name) return CpuTarget{n.name, kLinuxTriple, n.cpu, "", n.bits, n.bits == 512 ? 32 : 16};
   if (error)
     *error = "unknown CPU target '" + name + "' (expected host, x86_64, x86_64-avx2 or x86_64-avx512)";
   return std::nullopt;

@@ -3,6 +3,7 @@
 #include "backends/common/LowerExprToLLVM.h"
 #include "backends/x86/LowerStmtToLLVM.h"
 #include "backends/x86/CacheHints.h"
+#include "ir/IRVisitor.h"
 
 #include <set>
 
@@ -11,25 +12,39 @@ namespace tk::x86 {
 using ir::LStmt;
 using ir::ScalarType;
 
-// Tensors the body reads or writes, and those it allocates itself.
-static void collectTensors(const ir::LStmtPtr &s, std::vector<const ir::TensorDecl *> &used,
-                           std::set<const ir::TensorDecl *> &allocated) {
-  if (!s) return;
-  auto use = [&](const ir::TensorDecl *t) {
+namespace {
+
+// Tensors the body reads or writes (in order of first use: it orders the
+// buffers the function allocates), and those it allocates itself.
+class CollectTensors : public ir::LoopVisitor {
+public:
+  std::vector<const ir::TensorDecl *> used;
+  std::set<const ir::TensorDecl *> allocated;
+
+protected:
+  void visitLoad(const ir::Expr &e) override {
+    use(e->tensor.get());
+    LoopVisitor::visitLoad(e);
+  }
+  // A store's tensor counts after what its value, guard and indices read.
+  void visitStore(const LStmt &s) override {
+    walkExpr(s.value);
+    walkExpr(s.pred);
+    walkExprs(s.indices);
+    use(s.tensor.get());
+  }
+  void visitAlloc(const LStmt &s) override {
+    allocated.insert(s.tensor.get());
+    LoopVisitor::visitAlloc(s);
+  }
+
+private:
+  void use(const ir::TensorDecl *t) {
     if (std::find(used.begin(), used.end(), t) == used.end()) used.push_back(t);
-  };
-  auto exprs = [&](const ir::Expr &e) {
-    ir::visitExpr(e, [&](const ir::Expr &n) {
-      if (n->kind == ir::ExprKind::Load) use(n->tensor.get());
-    });
-  };
-  for (const ir::Expr *e : {&s->min, &s->extent, &s->value, &s->pred, &s->cond}) exprs(*e);
-  for (const ir::Expr &e : s->indices) exprs(e);
-  if (s->kind == LStmt::Kind::Store) use(s->tensor.get());
-  if (s->kind == LStmt::Kind::Alloc) allocated.insert(s->tensor.get());
-  for (const auto &c : s->stmts) collectTensors(c, used, allocated);
-  for (const auto *c : {&s->body, &s->thenS, &s->elseS}) collectTensors(*c, used, allocated);
-}
+  }
+};
+
+} // namespace
 
 void emitKernelFunction(CodegenContext &cg, const ir::LoweredFunc &f) {
   auto &b = cg.b;
@@ -51,6 +66,7 @@ void emitKernelFunction(CodegenContext &cg, const ir::LoweredFunc &f) {
   cg.setFunctionAttributes(fn);
   cg.kernelName = f.name;
   cg.outlinedCount = 0;
+  cg.outlinedCalls = 0;
   cg.frames.push_back(FunctionFrame{fn, nullptr, {}, {}, {}});
   cg.pushScope();
   b.SetInsertPoint(llvm::BasicBlock::Create(cg.ctx, "entry", fn));
@@ -81,12 +97,11 @@ void emitKernelFunction(CodegenContext &cg, const ir::LoweredFunc &f) {
     cg.bind(s, {arg, ScalarType::I64});
   }
 
-  std::vector<const ir::TensorDecl *> used;
-  std::set<const ir::TensorDecl *> allocated;
-  collectTensors(f.body, used, allocated);
+  CollectTensors tensors;
+  tensors.walkStmt(f.body);
   std::vector<llvm::Value *> whole;
-  for (const ir::TensorDecl *t : used) {
-    if (cg.frame().buffers.count(t) || allocated.count(t)) continue;
+  for (const ir::TensorDecl *t : tensors.used) {
+    if (cg.frame().buffers.count(t) || tensors.allocated.count(t)) continue;
     bool intermediate = std::any_of(op.intermediates.begin(), op.intermediates.end(),
                                     [&](const ir::TensorPtr &p) { return p.get() == t; });
     if (!intermediate)

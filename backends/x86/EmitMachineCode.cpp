@@ -1,27 +1,18 @@
 // emitCpuCode: builds the LLVM module, runs LLVM's standard optimization
 // pipeline for the chosen CPU and writes LLVM IR, assembly or an object file.
 #include "backends/common/EmitModule.h"
+#include "backends/common/HostCodegenContext.h"
 #include "backends/x86/EmitKernelFunction.h"
 #include "backends/x86/X86Backend.h"
 
-#include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <memory>
-#include <mutex>
 #include <set>
 
 namespace tk {
 
-void initializeX86Backend() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    LLVMInitializeX86TargetInfo();
-    LLVMInitializeX86Target();
-    LLVMInitializeX86TargetMC();
-    LLVMInitializeX86AsmPrinter();
-  });
-}
+void initializeX86Backend() { codegen::initializeX86LLVMTarget(); }
 
 bool emitCpuCode(const std::vector<ir::LoweredFunc> &funcs, const CpuTarget &target, int optLevel,
                  CodegenOutput kind, const std::string &moduleName, std::string &out, DiagEngine &diags) {

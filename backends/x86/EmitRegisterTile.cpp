@@ -3,6 +3,7 @@
 #include "backends/common/LowerExprToLLVM.h"
 #include "backends/x86/CacheHints.h"
 #include "backends/x86/LaneMask.h"
+#include "backends/x86/OutlineCall.h"
 
 #include <llvm/IR/Intrinsics.h>
 
@@ -24,6 +25,9 @@ using ir::ScalarType;
 static constexpr int64_t kMaxMaskedVectors = 7;
 // The widest partial block the column remainder uses (columns).
 static constexpr int64_t kMaxPartial = 4;
+// Reductions of at least this many steps run in a function of their own
+// (see emitRegisterTile).
+static constexpr int64_t kMinOutlinedSteps = 64;
 
 namespace {
 
@@ -253,7 +257,7 @@ struct TileEmitter {
   // whole with lane masks (see innermost) rather than a column at a time.
   bool runsMasked(int64_t vectors) {
     const std::string &k = n.kLoops.back()->var;
-    return n.kLoops.size() > 1 && vectorRegisterCount(cg.target) == 32 && !vecPerRow() &&
+    return n.kLoops.size() > 1 && cg.target.vectorRegisters == 32 && !vecPerRow() &&
            vectors <= kMaxMaskedVectors && !mentionsVar(n.bcast ? n.bcast->pred : nullptr, k);
   }
 
@@ -388,9 +392,8 @@ struct TileEmitter {
   }
 };
 
-} // namespace
-
-void emitRegisterTile(CodegenContext &cg, const ContractionNest &nest, const Expr &init) {
+// The nest's tile emitted at the insertion point.
+void emitTileHere(CodegenContext &cg, const ContractionNest &nest, const Expr &init) {
   auto &b = cg.b;
   ScalarType dtype = nest.store->tensor->dtype;
   TileEmitter e{cg, nest, chooseRegisterTile(nest, cg.target), cg.memType(dtype), nullptr,
@@ -406,6 +409,37 @@ void emitRegisterTile(CodegenContext &cg, const ContractionNest &nest, const Exp
     int64_t rows = std::min(e.tile.rowsPerBlock, nest.rows - r0);
     e.columns(rowBase ? b.CreateAdd(rowBase, b.getInt64(r0)) : nullptr, rows, jBegin, jEnd, nest.vecLoop->extent);
   }
+}
+
+// Whether the nest's reduction runs long enough (a runtime extent, or at
+// least kMinOutlinedSteps steps) to pay for a call, and its tile lives in
+// memory anyway (a `register` tile stays in the caller's registers).
+bool outlines(const ContractionNest &nest) {
+  if (nest.store->tensor->scope == ir::Scope::Register) return false;
+  int64_t steps = 1;
+  for (const ir::LStmt *k : nest.kLoops) {
+    int64_t extent = 0;
+    if (!ir::isConstInt(k->extent, &extent)) return true;
+    steps *= std::max<int64_t>(extent, 0);
+    if (steps >= kMinOutlinedSteps) return true;
+  }
+  return false;
+}
+
+} // namespace
+
+// Inline, the tile shares its function with everything around it: a
+// constructed matmul's worker body holds nine tile variants (first k block
+// or not, streamed or not, edges), and LICM hoists each one's invariant
+// addresses out of the enclosing loops, so ~150 general-purpose values were
+// live across every hot loop. The register allocator then had to keep some
+// in the stack, and which ones depended on tie-breaks: with the tile sizes
+// of a 32 KiB L1 it reloaded the packed-A base inside the FMA loop. In a
+// function of its own the hot loop only competes with the tile's own
+// values, whatever loops the cache tiling builds around it.
+void emitRegisterTile(CodegenContext &cg, const ContractionNest &nest, const Expr &init) {
+  if (!outlines(nest)) return emitTileHere(cg, nest, init);
+  emitOutlinedCall(cg, "tile", *nest.kLoop, [&] { emitTileHere(cg, nest, init); });
 }
 
 } // namespace tk::x86

@@ -1,4 +1,4 @@
-// The write check of `tkc --check-mappings` (scheduler/InstrumentMappingChecks.h):
+// The write check of `tkc --check-mappings` (scheduler/cpu/InstrumentMappingChecks.h):
 // a loop-IR Check whose `tensor` is an output's write-count buffer.
 #pragma once
 #include "backends/x86/CodegenContext.h"

@@ -10,6 +10,7 @@
 #include "backends/x86/ReassociableSum.h"
 #include "backends/x86/VectorReduction.h"
 #include "ir/IRRewrite.h"
+#include "ir/IRVisitor.h"
 #include "ir/TensorSize.h"
 
 namespace tk::x86 {
@@ -30,11 +31,13 @@ static llvm::Metadata *mdInt(CodegenContext &cg, int bits, int64_t v) {
 // Widest element stored in a loop body: the vector width hint is the number
 // of such elements in one SIMD register.
 static int widestStoreBytes(const ir::LStmtPtr &s) {
-  if (!s) return 0;
-  int w = s->kind == LStmt::Kind::Store ? ir::scalarTypeBytes(s->tensor->dtype) : 0;
-  for (const auto &c : s->stmts) w = std::max(w, widestStoreBytes(c));
-  for (const auto *c : {&s->body, &s->thenS, &s->elseS}) w = std::max(w, widestStoreBytes(*c));
-  return w;
+  struct Widest : ir::LoopVisitor {
+    int bytes = 0;
+    void walkExpr(const ir::Expr &) override {}
+    void visitStore(const LStmt &st) override { bytes = std::max(bytes, ir::scalarTypeBytes(st.tensor->dtype)); }
+  } widest;
+  widest.walkStmt(s);
+  return widest.bytes;
 }
 
 // True when `body` holds stores and no loop, and each store's indices
@@ -164,6 +167,11 @@ static void lowerCheck(CodegenContext &cg, const LStmt &s) {
   cg.b.SetInsertPoint(ok);
 }
 
+// Hand-written rather than an ir::LoopVisitor: each kind emits its LLVM
+// blocks in a fixed order around its children (loops, branches, lets and
+// allocations bind values in cg's own scope), a loop may be emitted whole
+// by a matcher instead of walked, and a block looks at adjacent pairs
+// (lowerInitialisedTile). The recursion is this dispatcher alone.
 void lowerStmt(CodegenContext &cg, const ir::LStmtPtr &s) {
   if (!s) return;
   switch (s->kind) {

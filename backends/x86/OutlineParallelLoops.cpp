@@ -3,46 +3,14 @@
 #include "backends/common/LowerExprToLLVM.h"
 #include "backends/x86/LowerStmtToLLVM.h"
 #include "backends/x86/CacheHints.h"
+#include "backends/x86/CaptureFreeValues.h"
 
-#include <set>
+#include <fmt/format.h>
 
 namespace tk::x86 {
 
 using ir::LStmt;
 using ir::ScalarType;
-
-namespace {
-
-// What a loop body reads from the enclosing function, in order of first use
-// (so the context layout, and the output, is deterministic).
-struct Captures {
-  std::vector<std::string> vars;
-  std::vector<const ir::TensorDecl *> tensors;
-  std::set<std::string> seenVars;
-  std::set<const ir::TensorDecl *> seenTensors;
-
-  void expr(CodegenContext &cg, const ir::Expr &e) {
-    ir::visitExpr(e, [&](const ir::Expr &n) {
-      if (n->kind == ir::ExprKind::Var && cg.lookup(n->name) && seenVars.insert(n->name).second)
-        vars.push_back(n->name);
-      if (n->kind == ir::ExprKind::Load) tensor(cg, *n->tensor);
-    });
-  }
-  void tensor(CodegenContext &cg, const ir::TensorDecl &t) {
-    for (const ir::Expr &d : t.shape) expr(cg, d);
-    if (cg.frame().buffers.count(&t) && seenTensors.insert(&t).second) tensors.push_back(&t);
-  }
-  void stmt(CodegenContext &cg, const ir::LStmtPtr &s) {
-    if (!s) return;
-    for (const ir::Expr *e : {&s->min, &s->extent, &s->value, &s->pred, &s->cond}) expr(cg, *e);
-    for (const ir::Expr &e : s->indices) expr(cg, e);
-    if (s->tensor) tensor(cg, *s->tensor);
-    for (const auto &c : s->stmts) stmt(cg, c);
-    for (const auto *c : {&s->body, &s->thenS, &s->elseS}) stmt(cg, *c);
-  }
-};
-
-} // namespace
 
 void outlineParallelLoop(CodegenContext &cg, const LStmt &loop) {
   auto &b = cg.b;
@@ -71,7 +39,7 @@ void outlineParallelLoop(CodegenContext &cg, const LStmt &loop) {
 
   auto *bodyType = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), b.getInt64Ty(), b.getInt64Ty()}, false);
   auto *fn = llvm::Function::Create(bodyType, llvm::GlobalValue::PrivateLinkage,
-                                    cg.kernelName + ".par" + std::to_string(cg.outlinedCount++), cg.mod);
+                                    fmt::format("{}.par{}", cg.kernelName, cg.outlinedCount++), cg.mod);
   cg.setFunctionAttributes(fn);
   {
     llvm::IRBuilderBase::InsertPointGuard guard(b);

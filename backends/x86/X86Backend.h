@@ -1,8 +1,10 @@
 // x86-64 backend: loop IR -> LLVM IR -> assembly / object code, in process.
 #pragma once
+#include "backends/Backend.h"
 #include "ir/Diagnostics.h"
 #include "ir/LoopIR.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +19,7 @@ struct CpuTarget {
   std::string cpu;      // LLVM CPU name, e.g. x86-64-v3
   std::string features; // LLVM feature string
   int vectorBits = 128;
+  int vectorRegisters = 16; // of that width: 16 xmm/ymm, 32 zmm with AVX-512
 };
 // nullopt (and *error set) for an unknown name.
 std::optional<CpuTarget> resolveCpuTarget(const std::string &name, std::string *error);
@@ -33,5 +36,9 @@ void initializeX86Backend();
 bool emitCpuCode(const std::vector<ir::LoweredFunc> &funcs, const CpuTarget &target, int optLevel,
                  CodegenOutput kind, const std::string &moduleName, std::string &out,
                  DiagEngine &diags);
+
+// The registry's x86 backend (family cpu): the targets above, LLVM IR,
+// assembly and objects through emitCpuCode, headers in the CPU ABI.
+std::unique_ptr<const backend::Backend> createX86Backend();
 
 } // namespace tk

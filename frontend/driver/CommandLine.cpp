@@ -2,6 +2,8 @@
 
 #include "frontend/ResolveImports.h"
 
+#include <fmt/format.h>
+
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
@@ -55,7 +57,7 @@ static bool expand(const std::vector<std::string> &args, int depth, std::vector<
       continue;
     }
     if (depth >= kMaxResponseDepth) {
-      *error = "response files nested more than " + std::to_string(kMaxResponseDepth) + " levels deep at '" + a + "'";
+      *error = fmt::format("response files nested more than {} levels deep at '{}'", kMaxResponseDepth, a);
       return false;
     }
     std::string text;
@@ -152,6 +154,8 @@ std::optional<DriverOptions> parseCommandLine(const std::vector<std::string> &ar
     else if (startsWith(a, "--hw=")) o.hardware = a.substr(5);
     else if (a == "--construct-trace") o.constructTrace = true;
     else if (a == "--check-mappings") o.checkMappings = true;
+    else if (a == "--dump-after-each-pass") o.dumpAfterEachPass = true;
+    else if (a == "--print-hw") o.printHardware = true;
     else if (a == "--schedule=construct") o.constructContractions = true;
     else if (a == "--schedule=default") o.constructContractions = false;
     else if (startsWith(a, "--schedule=")) {
@@ -178,8 +182,8 @@ std::optional<DriverOptions> parseCommandLine(const std::vector<std::string> &ar
       long long n = eq == std::string::npos ? 0 : std::strtoll(v.c_str() + eq + 1, &end, 10);
       if (eq == 0 || eq == std::string::npos || !end || *end || n < 1 || errno == ERANGE ||
           n > kMaxShapeHint) {
-        *error = "invalid value '" + v + "' for --shape-hint (expected SYMBOL=N with 1 <= N <= " +
-                 std::to_string(kMaxShapeHint) + ")";
+        *error = fmt::format("invalid value '{}' for --shape-hint (expected SYMBOL=N with 1 <= N <= {})", v,
+                             kMaxShapeHint);
         return std::nullopt;
       }
       o.shapeHints.push_back({v.substr(0, eq), n});
@@ -210,7 +214,7 @@ std::optional<DriverOptions> parseCommandLine(const std::vector<std::string> &ar
       o.input = a;
     }
   }
-  if (o.input.empty() && !o.showHelp && !o.showVersion) {
+  if (o.input.empty() && !o.showHelp && !o.showVersion && !o.printHardware) {
     *error = "no input file (usage: tkc [options] file.tk)";
     return std::nullopt;
   }
@@ -247,6 +251,9 @@ Output:
   -o FILE                 output file ('-' = stdout); default: the input's
                           basename with .o/.ll/.s/.h in the current directory
                           (ast/tensor/mapping/loop dumps default to stdout)
+  -o DIR/                 (a trailing '/') write into DIR, created if missing, as
+                          BASENAME.ext; --emit=obj (the default) then writes the
+                          object, the header and, for cuda targets, the PTX
   --emit=KIND             ast | tensor | mapping | loop | llvm | asm | obj | header
                           | ptx (default obj; ptx for cuda targets, asm for CPU ones)
   -O0 -O1 -O2 -O3         LLVM optimization level (default -O2)
@@ -263,6 +270,8 @@ Construction optimizer (fills '?' holes, docs/construct.md):
   --shape-hint=SYM=N      assume shape symbol SYM = N while constructing (default 1024,
                           3 for a window extent such as conv2d's R and S); 1 <= N <= 2^40
   --tuning-records=FILE   apply the schedules `tkc tune` recorded (docs/looptune.md)
+  --print-hw              print the hardware description in effect (--hw, or the
+                          target's default) and exit; no input needed
   --construct-trace       print the construction path on stdout
   --rank=roofline         rank candidates by the analytical estimate (the default)
   --rank=measure          compile and time the best candidates on this CPU, keep
@@ -273,7 +282,7 @@ Construction optimizer (fills '?' holes, docs/construct.md):
 Dependencies:
   -MD                     also write a Make/Ninja depfile (on success only)
   -MF FILE                depfile path (default: the output with extension .d)
-  -MT TARGET              target named in the depfile (default: the output path)
+  -MT TARGET              target named in the depfile (default: every output path)
 Diagnostics:
   --color=auto|always|never   colour (auto: stderr is a terminal and NO_COLOR is unset)
   --diagnostics-format=text|json
@@ -281,6 +290,7 @@ Diagnostics:
 Other:
   --check-mappings        cpu code records who writes each output element and reports those
                           never written or written by two workers at once (stderr, status 8)
+  --dump-after-each-pass  print the mapping/loop IR after every scheduler pass on stderr
   --version, --help
 
 Exit status: 0 success, 1 compile errors, 2 usage errors, 4 internal compiler error.

@@ -14,7 +14,7 @@ enum class ColorMode { Auto, Always, Never };
 
 struct DriverOptions {
   std::string input;
-  std::string output;        // empty: derived from the input name (see Driver.h)
+  std::string output;        // empty: derived from the input name; ending in '/': a directory (Driver.h)
   EmitKind emit = EmitKind::Obj;
   int optLevel = 2;
   std::string target = "host";
@@ -29,6 +29,8 @@ struct DriverOptions {
   bool showVersion = false;
   bool showHelp = false;
   bool checkMappings = false; // --check-mappings (docs/driver.md)
+  bool dumpAfterEachPass = false; // --dump-after-each-pass: scheduler IR after every pass, on stderr
+  bool printHardware = false;     // --print-hw: print the hardware description in effect and exit
   // Construction optimizer (docs/construct.md).
   std::string hardware;      // --hw: a .hw file or a name in <stdlib>/targets; empty = by target family
   bool constructTrace = false;

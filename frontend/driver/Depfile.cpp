@@ -23,8 +23,10 @@ std::string escapeDepfilePath(const std::string &path) {
   return out;
 }
 
-std::string makeDepfile(const std::string &target, const std::vector<std::string> &deps) {
-  std::string out = escapeDepfilePath(target) + ":";
+std::string makeDepfile(const std::vector<std::string> &targets, const std::vector<std::string> &deps) {
+  std::string out;
+  for (const std::string &t : targets) out += (out.empty() ? "" : " ") + escapeDepfilePath(t);
+  out += ":";
   std::vector<std::string> seen;
   for (const std::string &d : deps) {
     if (std::find(seen.begin(), seen.end(), d) != seen.end()) continue;

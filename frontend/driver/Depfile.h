@@ -11,7 +11,9 @@ namespace tk::driver {
 // path; like gcc and clang, tkc cannot express such paths for make).
 std::string escapeDepfilePath(const std::string &path);
 
-// "target: dep1 \\\n  dep2 ...\n" listing each dependency once, in order.
-std::string makeDepfile(const std::string &target, const std::vector<std::string> &deps);
+// "target1 target2: \\\n  dep1 \\\n  dep2 ...\n": the targets (every output
+// of one compile, or the -MT name) in order, then each dependency once, in
+// order.
+std::string makeDepfile(const std::vector<std::string> &targets, const std::vector<std::string> &deps);
 
 } // namespace tk::driver

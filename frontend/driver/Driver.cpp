@@ -1,7 +1,6 @@
 #include "frontend/driver/Driver.h"
 
-#include "backends/nvptx/NvptxBackend.h"
-#include "backends/x86/CHeader.h"
+#include "backends/Backend.h"
 #include "backends/x86/X86Backend.h"
 #include "frontend/Frontend.h"
 #include "frontend/ResolveImports.h"
@@ -12,10 +11,13 @@
 #include "frontend/driver/OutputFile.h"
 #include "frontend/driver/Tune.h"
 #include "scheduler/Pipeline.h"
+#include "scheduler/construct/HardwareDesc.h"
 #include "scheduler/looptune/TuningRecords.h"
 
+#include <fmt/format.h>
 #include <llvm/Config/llvm-config.h>
 
+#include <any>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
@@ -71,6 +73,14 @@ bool useColor(ColorMode m) {
   return isatty(STDERR_FILENO) && !(noColor && *noColor);
 }
 
+// `-o DIR/` (a trailing '/'): every output goes into DIR.
+bool outputIsDirectory(const DriverOptions &o) { return !o.output.empty() && o.output.back() == '/'; }
+
+// An output's path in the directory of `-o DIR/`: DIR/<input basename><suffix>.
+std::string pathInDirectory(const DriverOptions &o, const std::string &suffix) {
+  return (fs::path(o.output) / (fs::path(o.input).stem().string() + suffix)).string();
+}
+
 // A C identifier for the include guard: TK_<OUTPUT BASENAME>_H.
 std::string headerGuard(const std::string &output, const std::string &input) {
   std::string base = fs::path(output == "-" ? input : output).stem().string();
@@ -85,52 +95,102 @@ std::string joined(const std::vector<std::string> &parts) {
   return out;
 }
 
-// Produces the requested output; nullopt after compile errors.
-// `cuda` is set for cuda targets (then `target` is unused).
+bool isCodeEmit(EmitKind k) {
+  return k == EmitKind::LLVM || k == EmitKind::Asm || k == EmitKind::Obj || k == EmitKind::Ptx;
+}
+
+backend::OutputKind outputKind(EmitKind k) {
+  switch (k) {
+  case EmitKind::LLVM: return backend::OutputKind::LLVMIR;
+  case EmitKind::Asm: return backend::OutputKind::Assembly;
+  case EmitKind::Ptx: return backend::OutputKind::Ptx;
+  default: return backend::OutputKind::Object;
+  }
+}
+
+// Refuses --emit=KIND when the target's backend cannot write it, naming
+// the targets whose backend can.
+void checkEmitKind(const DriverOptions &o, const backend::Backend &be) {
+  if (!isCodeEmit(o.emit) || be.canEmit(outputKind(o.emit))) return;
+  const char *name = o.emit == EmitKind::Asm ? "asm" : o.emit == EmitKind::Ptx ? "ptx" : "llvm";
+  for (const backend::Backend *other : backend::registeredBackends()) {
+    if (!other->canEmit(outputKind(o.emit))) continue;
+    std::vector<std::string> names = other->targetNames();
+    std::string list;
+    for (size_t i = 0; i < names.size(); ++i)
+      list += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+    throw UsageError{fmt::format("--emit={} needs a {} target (--target={})", name,
+                                 ir::targetFamilyName(other->family()), list)};
+  }
+  throw UsageError{fmt::format("--emit={} is not available for any target of this build", name)};
+}
+
+// The CPU record of a target of the x86 backend: tuning and --rank=measure
+// compile and time code on this CPU (JitMeasure.h).
+const CpuTarget &cpuTarget(const backend::Target &target) { return std::any_cast<const CpuTarget &>(target.spec); }
+
 // Replaces the functions `path` has tuning records for (docs/looptune.md).
-bool applyRecords(const std::string &path, const ir::Module &m, const CpuTarget &target,
-                  std::vector<ir::LoweredFunc> &funcs, SourceManager &sm, DiagEngine &diags) {
+bool applyRecords(const std::string &path, const ir::Module &m, int vectorBits, std::vector<ir::LoweredFunc> &funcs,
+                  SourceManager &sm, DiagEngine &diags) {
   std::string text;
   if (!readSourceFile(path, text))
     throw UsageError{"cannot read tuning records '" + path + "' (no such regular file, or larger than 64 MiB)"};
   auto records = looptune::parseTuningRecords(sm.addFile(path, std::move(text)), sm, diags);
   if (!records) return false;
-  looptune::applyTuningRecords(m, *records, looptune::vectorLanes(target), funcs, diags);
+  looptune::applyTuningRecords(m, *records, looptune::vectorLanes(vectorBits), funcs, diags);
   return !diags.hasErrors();
 }
 
-std::optional<std::string> compile(const DriverOptions &o, const CpuTarget &target, const CudaTarget *cuda,
-                                   const std::string &stdlib,
-                                   SourceManager &sm, DiagEngine &diags, std::vector<std::string> &deps) {
+// One file a compile produces: the suffix its name gets in `-o DIR/`, and
+// its bytes.
+struct CompiledFile {
+  std::string suffix;
+  std::string bytes;
+};
+using Compiled = std::optional<std::vector<CompiledFile>>;
+
+Compiled oneFile(std::optional<std::string> bytes, const char *suffix) {
+  if (!bytes) return std::nullopt;
+  return std::vector<CompiledFile>{{suffix, std::move(*bytes)}};
+}
+
+// Produces the requested outputs (one, or a build's set for `-o DIR/`);
+// nullopt after compile errors.
+Compiled compile(const DriverOptions &o, const backend::Backend &be, const backend::Target &target,
+                 const std::string &stdlib, SourceManager &sm, DiagEngine &diags, std::vector<std::string> &deps) {
   if (o.emit == EmitKind::Ast) {
     deps.push_back(o.input);
-    return dumpAst(o.input, sm, diags);
+    return oneFile(dumpAst(o.input, sm, diags), "");
   }
+  bool inDirectory = outputIsDirectory(o);
+  std::string headerPath = inDirectory ? pathInDirectory(o, ".h") : outputPath(o);
   FrontendOptions fo;
   fo.includeDirs = o.includeDirs;
   fo.stdlibDir = stdlib;
-  fo.target = cuda ? ir::TargetFamily::Cuda : ir::TargetFamily::Cpu;
+  fo.target = target.desc.family;
   std::optional<ir::Module> m = buildModule(o.input, fo, sm, diags, &deps);
   if (!m || diags.hasErrors()) return std::nullopt;
-  if (o.emit == EmitKind::Header) return emitCHeader(m->exports, headerGuard(outputPath(o), o.input), cuda != nullptr);
+  if (o.emit == EmitKind::Header) return oneFile(be.emitHeader(m->exports, headerGuard(headerPath, o.input)), ".h");
   if (o.emit == EmitKind::Tensor) {
     std::vector<std::string> ops;
     for (const ir::OpPtr &op : m->ops) ops.push_back(ir::printOp(*op));
-    return joined(ops);
+    return oneFile(joined(ops), "");
   }
   if (o.tune) {
-    if (cuda) throw UsageError{"tkc tune measures on this CPU; --target must be a CPU target"};
+    if (target.desc.family != ir::TargetFamily::Cpu)
+      throw UsageError{"tkc tune measures on this CPU; --target must be a CPU target"};
     looptune::TuneOptions to{o.tuneSearch, o.tuneBudget,
                              o.tunePolicy.empty() ? (fs::path(stdlib) / "looptune" / "policy.qnet").string()
                                                   : o.tunePolicy};
-    return looptune::tuneModule(*m, target, to, sm, diags, &std::cerr);
+    return oneFile(looptune::tuneModule(*m, cpuTarget(target), to, sm, diags, &std::cerr), ".tkr");
   }
   PipelineOptions po;
-  po.target.vectorBits = target.vectorBits;
-  po.target.family = fo.target;
-  auto construct = constructOptions(o, stdlib, sm, diags, o.constructTrace ? &std::cout : nullptr);
+  po.target = target.desc;
+  po.dumpAfterEachPass = o.dumpAfterEachPass ? &std::cerr : nullptr;
+  auto construct =
+      constructOptions(o, be.defaultHardware(), stdlib, sm, diags, o.constructTrace ? &std::cout : nullptr);
   if (!construct) return std::nullopt;
-  if (o.rank == "measure") construct->measure = measureCandidates(target, construct->shapes);
+  if (o.rank == "measure") construct->measure = measureCandidates(cpuTarget(target), construct->shapes);
   po.construct = &*construct;
   po.constructContractions = o.constructContractions;
   po.checkMappings = o.checkMappings;
@@ -138,33 +198,68 @@ std::optional<std::string> compile(const DriverOptions &o, const CpuTarget &targ
     std::vector<std::string> kernels;
     for (const ir::KernelPtr &k : scheduleModule(*m, po, diags)) kernels.push_back(ir::printKernel(*k));
     if (diags.hasErrors()) return std::nullopt;
-    return joined(kernels);
+    return oneFile(joined(kernels), "");
   }
   std::vector<ir::LoweredFunc> funcs = lowerModule(*m, po, diags);
   if (diags.hasErrors()) return std::nullopt;
-  if (!o.tuningRecords.empty() && !applyRecords(o.tuningRecords, *m, target, funcs, sm, diags)) return std::nullopt;
+  if (!o.tuningRecords.empty() && !applyRecords(o.tuningRecords, *m, target.desc.vectorBits, funcs, sm, diags))
+    return std::nullopt;
   if (o.emit == EmitKind::Loop) {
     std::vector<std::string> texts;
     for (const ir::LoweredFunc &f : funcs) texts.push_back(ir::printLoweredFunc(f));
-    return joined(texts);
+    return oneFile(joined(texts), "");
   }
-  CodegenOutput kind = o.emit == EmitKind::LLVM  ? CodegenOutput::LLVMIR
-                       : o.emit == EmitKind::Asm ? CodegenOutput::Assembly
-                                                 : CodegenOutput::Object;
-  std::string out;
+  // An object build into a directory writes everything a build links or
+  // loads: the backend's outputs and the header.
+  bool build = inDirectory && o.emit == EmitKind::Obj;
+  std::vector<backend::OutputKind> kinds = build ? be.buildOutputs() : std::vector{outputKind(o.emit)};
   // The module is named after the file's basename so output does not
   // depend on the directory the build runs in.
-  if (cuda) {
-    CudaOutput ck = o.emit == EmitKind::Ptx ? CudaOutput::PTX
-                    : o.emit == EmitKind::LLVM ? CudaOutput::DeviceLLVM
-                                               : CudaOutput::HostObject;
-    if (!emitCudaCode(funcs, *cuda, o.optLevel, ck, fs::path(o.input).filename().string(), out, diags))
-      return std::nullopt;
-    return out;
+  backend::EmitOptions eo{o.optLevel, fs::path(o.input).filename().string()};
+  std::optional<std::vector<backend::Output>> outs = be.emit(funcs, target, eo, kinds, diags);
+  if (!outs) return std::nullopt;
+  std::vector<CompiledFile> files;
+  for (backend::Output &out : *outs) files.push_back({out.suffix, std::move(out.bytes)});
+  if (build) files.push_back({".h", be.emitHeader(m->exports, headerGuard(headerPath, o.input))});
+  return files;
+}
+
+void configureDiagnostics(DiagEngine &diags, const DriverOptions &o) {
+  diags.setFormat(o.jsonDiagnostics ? DiagEngine::Format::Json : DiagEngine::Format::Text);
+  diags.setColor(useColor(o.color));
+  diags.setWarningsAsErrors(o.werror);
+}
+
+// --print-hw: the hardware description compiling with these options would
+// use, in the .hw format (docs/hardware.md).
+int printHardware(const DriverOptions &o, const backend::Backend &be, const std::string &stdlib) {
+  SourceManager sm;
+  DiagEngine diags(sm);
+  configureDiagnostics(diags, o);
+  auto construct = constructOptions(o, be.defaultHardware(), stdlib, sm, diags, nullptr);
+  diags.flush();
+  if (!construct) return kExitCompileError;
+  std::cout << construct::printHardwareDesc(construct->hw);
+  return kExitOk;
+}
+
+// Writes the compiled files where the options say; false after printing
+// an error.
+bool writeOutputs(const DriverOptions &o, const std::vector<CompiledFile> &files, std::vector<std::string> &paths) {
+  std::string error;
+  if (outputIsDirectory(o)) {
+    std::error_code ec;
+    fs::create_directories(o.output, ec);
+    if (ec) error = "cannot create directory '" + o.output + "': " + ec.message();
+    for (const CompiledFile &f : files) paths.push_back(pathInDirectory(o, f.suffix));
+  } else {
+    paths.push_back(outputPath(o));
   }
-  if (!emitCpuCode(funcs, target, o.optLevel, kind, fs::path(o.input).filename().string(), out, diags))
-    return std::nullopt;
-  return out;
+  bool ok = error.empty();
+  for (size_t i = 0; ok && i < paths.size(); ++i) ok = writeOutputFile(paths[i], files[i].bytes, &error);
+  if (ok) return true;
+  std::cerr << "tkc: error: " << error << "\n";
+  return false;
 }
 
 int run(const std::vector<std::string> &rawArgs, const std::string &exePath) {
@@ -180,52 +275,45 @@ int run(const std::vector<std::string> &rawArgs, const std::string &exePath) {
   }
   if (o.showVersion) {
     std::cout << "tkc " << TK_VERSION << " (LLVM " << LLVM_VERSION_STRING << ")\n"
-              << "targets: host x86_64 x86_64-avx2 x86_64-avx512 " << cudaTargetNames() << "\n";
+              << "targets: " << backend::allTargetNames() << "\n";
     return kExitOk;
   }
-  std::optional<CudaTarget> cuda;
-  if (o.target.rfind("cuda", 0) == 0) {
-    cuda = resolveCudaTarget(o.target, &error);
-    if (!cuda) throw UsageError{error};
-    if (o.emit == EmitKind::Asm) throw UsageError{"--emit=asm is for CPU targets; use --emit=ptx for " + o.target};
-    if (o.rank == "measure")
-      throw UsageError{"--rank=measure times candidates on this CPU; ranking " + o.target +
-                       " kernels by measurement needs a GPU run, which tkc does not do: use --rank=roofline"};
-  } else if (o.emit == EmitKind::Ptx) {
-    throw UsageError{"--emit=ptx needs a cuda target (--target=cuda-sm_80, cuda-sm_90, cuda-sm_90a or cuda)"};
-  }
-  // Host objects for cuda targets are x86-64 code; the CPU target only
-  // matters for CPU targets.
-  auto target = resolveCpuTarget(cuda ? "x86_64" : o.target, &error);
+  std::optional<backend::Target> target = backend::resolveTarget(o.target, &error);
   if (!target) throw UsageError{error};
-  std::string output = outputPath(o);
+  const backend::Backend &be = *backend::findBackend(target->desc.family);
+  if (o.printHardware) return printHardware(o, be, stdlibDir(o, exePath));
+  checkEmitKind(o, be);
+  if (o.rank == "measure" && target->desc.family != ir::TargetFamily::Cpu)
+    throw UsageError{"--rank=measure times candidates on this CPU; ranking " + o.target +
+                     " kernels by measurement needs a GPU run, which tkc does not do: use --rank=roofline"};
+  bool inDirectory = outputIsDirectory(o);
+  if (inDirectory && (o.tune || !(isCodeEmit(o.emit) || o.emit == EmitKind::Header)))
+    throw UsageError{"-o " + o.output + " (a directory) is for code outputs: --emit=obj, llvm, asm, ptx or header"};
   std::string depfilePath = o.depfilePath;
   if (o.depfile && depfilePath.empty()) {
-    if (output == "-") throw UsageError{"-MD with output to stdout needs -MF FILE"};
-    depfilePath = fs::path(output).replace_extension(".d").string();
+    if (!inDirectory && outputPath(o) == "-") throw UsageError{"-MD with output to stdout needs -MF FILE"};
+    depfilePath = inDirectory ? pathInDirectory(o, ".d") : fs::path(outputPath(o)).replace_extension(".d").string();
   }
 
   SourceManager sm;
   DiagEngine diags(sm);
-  diags.setFormat(o.jsonDiagnostics ? DiagEngine::Format::Json : DiagEngine::Format::Text);
-  diags.setColor(useColor(o.color));
-  diags.setWarningsAsErrors(o.werror);
+  configureDiagnostics(diags, o);
   std::vector<std::string> deps;
-  std::optional<std::string> result;
+  Compiled files;
   try {
-    result = compile(o, *target, cuda ? &*cuda : nullptr, stdlibDir(o, exePath), sm, diags, deps);
+    files = compile(o, be, *target, stdlibDir(o, exePath), sm, diags, deps);
   } catch (...) {
     diags.flush();
     throw;
   }
   diags.flush();
-  if (!result || diags.hasErrors()) return kExitCompileError;
-  if (!writeOutputFile(output, *result, &error)) {
-    std::cerr << "tkc: error: " << error << "\n";
-    return kExitCompileError;
-  }
-  if (o.depfile && !writeOutputFile(depfilePath, makeDepfile(o.depTarget.empty() ? output : o.depTarget, deps),
-                                    &error)) {
+  if (!files || diags.hasErrors()) return kExitCompileError;
+  std::vector<std::string> written;
+  if (!writeOutputs(o, *files, written)) return kExitCompileError;
+  // Every output is a target of the depfile's one rule.
+  if (o.depfile &&
+      !writeOutputFile(depfilePath, makeDepfile(o.depTarget.empty() ? written : std::vector{o.depTarget}, deps),
+                       &error)) {
     std::cerr << "tkc: error: " << error << "\n";
     return kExitCompileError;
   }

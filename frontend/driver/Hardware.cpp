@@ -1,22 +1,22 @@
 #include "frontend/driver/Hardware.h"
 
 #include "frontend/ResolveImports.h"
+#include "frontend/driver/HostHardware.h"
 
 namespace tk::driver {
 
-std::optional<construct::ConstructOptions> constructOptions(const DriverOptions &o, const std::string &stdlibDir,
-                                                            SourceManager &sm, DiagEngine &diags,
-                                                            std::ostream *trace) {
+std::optional<construct::ConstructOptions> constructOptions(const DriverOptions &o, std::string_view defaultHardware,
+                                                            const std::string &stdlibDir, SourceManager &sm,
+                                                            DiagEngine &diags, std::ostream *trace) {
   construct::ConstructOptions c;
   for (const auto &[sym, v] : o.shapeHints) c.shapes[sym] = v;
   c.gensor.trace = trace;
   // Without --hw a CPU target is tuned for the machine compiling it, but a
-  // CUDA target must not depend on the build machine's CPU: it gets a GPU
-  // description so the chosen tiles are the same everywhere.
-  std::string path = o.hardware;
-  if (path.empty() && o.target.rfind("cuda", 0) == 0) path = "h100";
+  // CUDA target must not depend on the build machine's CPU: its backend
+  // names a GPU description so the chosen tiles are the same everywhere.
+  std::string path = o.hardware.empty() ? std::string(defaultHardware) : o.hardware;
   if (path.empty() || path == "host") {
-    c.hw = construct::detectHostHardware();
+    c.hw = detectHostHardware();
     return c;
   }
   bool isName = path.find('/') == std::string::npos && (path.size() < 3 || path.substr(path.size() - 3) != ".hw");

@@ -7,14 +7,17 @@
 #include "scheduler/construct/FillHoles.h"
 
 #include <iosfwd>
+#include <string_view>
 
 namespace tk::driver {
 
 // `--hw=NAME` without a '/' or a `.hw` suffix names `<stdlib>/targets/NAME.hw`;
-// `host` (and no --hw) is the detected CPU. The file is added to `sm` so
-// parse errors are located in it. Returns nullopt after reporting errors.
-std::optional<construct::ConstructOptions> constructOptions(const DriverOptions &o, const std::string &stdlibDir,
-                                                            SourceManager &sm, DiagEngine &diags,
-                                                            std::ostream *trace);
+// `host` is the detected CPU. Without --hw, `defaultHardware` (the target's
+// backend's Backend::defaultHardware()) is used the same way. The file is
+// added to `sm` so parse errors are located in it. Returns nullopt after
+// reporting errors.
+std::optional<construct::ConstructOptions> constructOptions(const DriverOptions &o, std::string_view defaultHardware,
+                                                            const std::string &stdlibDir, SourceManager &sm,
+                                                            DiagEngine &diags, std::ostream *trace);
 
 } // namespace tk::driver

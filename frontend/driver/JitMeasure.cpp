@@ -5,6 +5,8 @@
 #include "ir/IntArith.h"
 #include "ir/Simplify.h"
 
+#include <fmt/format.h>
+
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
@@ -202,7 +204,7 @@ double JitKernel::bestSeconds(double warmupSec, int minReps, double budgetSec) {
 double measurePeakGflops(const CpuTarget &target) {
   int lanes = target.vectorBits / 32, chains = 12;
   const int64_t iters = 1 << 20;
-  std::string vt = "<" + std::to_string(lanes) + " x float>";
+  std::string vt = fmt::format("<{} x float>", lanes);
   std::ostringstream ir;
   ir << "declare " << vt << " @llvm.fmuladd.v" << lanes << "f32(" << vt << ", " << vt << ", " << vt << ")\n"
      << "define float @tk_fma_peak(float %s) {\nentry:\n"

@@ -7,6 +7,8 @@
 #include "scheduler/looptune/StateVector.h"
 #include "scheduler/looptune/TuningRecords.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <fstream>
 #include <ostream>
@@ -21,7 +23,7 @@ std::function<double(const TuneNest &)> jitGflops(const CpuTarget &target) {
   };
 }
 
-int vectorLanes(const CpuTarget &target) { return target.vectorBits / 32; }
+int vectorLanes(int vectorBits) { return vectorBits / 32; }
 
 SearchResult runSearch(const std::string &search, const TuneNest &start, Evaluator &eval,
                        const SearchLimits &lim, const QNetwork *q) {
@@ -56,8 +58,7 @@ std::optional<QNetwork> loadQNetwork(const std::string &path, SourceManager &sm,
   int file = sm.addFile(path, std::move(text));
   std::optional<QNetwork> q = QNetwork::parse(file, sm, diags);
   if (q && (q->widths().front() != kStateSize || q->widths().back() != kNumActions)) {
-    diags.error(SourceLoc{file, 2, 1}, "the Q-network must map " + std::to_string(kStateSize) + " inputs to " +
-                                           std::to_string(kNumActions) + " actions");
+    diags.error(SourceLoc{file, 2, 1}, "the Q-network must map {} inputs to {} actions", kStateSize, kNumActions);
     return std::nullopt;
   }
   return q;
@@ -71,7 +72,7 @@ std::optional<std::string> tuneModule(const ir::Module &m, const CpuTarget &targ
     if (!q) return std::nullopt;
   }
   SearchLimits lim;
-  lim.vectorLanes = vectorLanes(target);
+  lim.vectorLanes = vectorLanes(target.vectorBits);
   lim.budgetSec = opts.budgetSec;
   std::vector<TuningRecord> records;
   for (const ir::Export &ex : m.exports) {

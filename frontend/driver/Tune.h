@@ -19,8 +19,8 @@ namespace tk::looptune {
 // short warm-up, then the best of at least 3 calls within ~20 ms.
 std::function<double(const TuneNest &)> jitGflops(const CpuTarget &target);
 
-// f32 lanes of the target's widest vector registers.
-int vectorLanes(const CpuTarget &target);
+// f32 lanes of vector registers `vectorBits` wide (a target's widest).
+int vectorLanes(int vectorBits);
 
 // Runs one search by name (Options' list: policy, greedy1, greedy2,
 // beam2dfs, beam4dfs, beam2bfs, beam4bfs, random). `policy` rolls the

@@ -2,6 +2,8 @@
 
 #include "ir/IntArith.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -14,11 +16,7 @@ bool ETIR::operator<(const ETIR &o) const {
 }
 bool ETIR::operator==(const ETIR &o) const { return level == o.level && tile == o.tile && vthread == o.vthread; }
 
-static std::string list(const std::vector<int64_t> &v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  return s + "]";
-}
+static std::string list(const std::vector<int64_t> &v) { return fmt::format("[{}]", fmt::join(v, ",")); }
 
 std::string ETIR::str() const {
   std::string s;
@@ -33,7 +31,7 @@ std::string Action::str(const LoopNest &nest) const {
   case Kind::Tile: return "tile(" + nest.dims[dim].name + ")";
   case Kind::InvTile: return "invTile(" + nest.dims[dim].name + ")";
   case Kind::Cache: return "cache";
-  case Kind::VThread: return "setVThread(" + nest.dims[dim].name + ", " + std::to_string(factor) + ")";
+  case Kind::VThread: return fmt::format("setVThread({}, {})", nest.dims[dim].name, factor);
   }
   return "";
 }
@@ -167,24 +165,24 @@ int64_t Space::gpuThreads(const ETIR &s) const {
 
 std::string Space::capacityViolation(const ETIR &s) const {
   size_t l = s.level;
-  auto num = [](double v) { return std::to_string(static_cast<int64_t>(v)); };
+  auto num = [](double v) { return static_cast<int64_t>(v); }; // whole bytes and registers
   for (size_t k = 1; k <= l; ++k) {
     if (hw_.family == ir::TargetFamily::Cuda && isRegisterLevel(k)) break;
     double bytes = nest_.footprintBytes(s.tile[k]);
     if (bytes > static_cast<double>(hw_.unitCapacity(k)))
-      return "footprint " + num(bytes) + " B exceeds " + hw_.levels[k].name + " capacity " +
-             num(hw_.unitCapacity(k)) + " B";
+      return fmt::format("footprint {} B exceeds {} capacity {} B", num(bytes), hw_.levels[k].name,
+                         num(hw_.unitCapacity(k)));
   }
   if (hw_.family != ir::TargetFamily::Cuda || !isRegisterLevel(l)) return "";
   double bytes = nest_.footprintBytes(s.tile[l]);
   int64_t threads = gpuThreads(s);
   double regs = std::ceil(bytes / 4);
   if (threads > hw_.maxThreadsPerBlock)
-    return std::to_string(threads) + " threads per block exceed " + std::to_string(hw_.maxThreadsPerBlock);
+    return fmt::format("{} threads per block exceed {}", threads, hw_.maxThreadsPerBlock);
   if (regs > hw_.maxRegistersPerThread)
-    return num(regs) + " registers per thread exceed " + std::to_string(hw_.maxRegistersPerThread);
+    return fmt::format("{} registers per thread exceed {}", num(regs), hw_.maxRegistersPerThread);
   if (regs * threads > hw_.registersPerUnit)
-    return num(regs * threads) + " registers per block exceed " + std::to_string(hw_.registersPerUnit);
+    return fmt::format("{} registers per block exceed {}", num(regs * threads), hw_.registersPerUnit);
   return "";
 }
 

@@ -3,6 +3,8 @@
 #include "ir/IRRewrite.h"
 #include "ir/Simplify.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <ostream>
@@ -111,8 +113,10 @@ KernelPtr fillHolesByConstruction(const Kernel &k, const ConstructOptions &opts,
     if (h.value) continue;
     auto role = holeRole(k, nest, opts.hw, h.id, opts.shapes);
     if (!role) {
-      diags.error(h.loc, "the construction optimizer cannot tell which loop dimension hole ?" + std::to_string(h.id) +
-                             " tiles (it is not used in an index or loop extent of an op tensor access); write a value");
+      diags.error(h.loc,
+                  "the construction optimizer cannot tell which loop dimension hole ?{} tiles (it is not used in an "
+                  "index or loop extent of an op tensor access); write a value",
+                  h.id);
       continue;
     }
     int64_t target = best.tile[role->level][role->dim];

@@ -1,12 +1,12 @@
 #include "scheduler/construct/Gensor.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <iomanip>
 #include <map>
 #include <ostream>
 #include <set>
-#include <sstream>
 
 namespace tk::construct {
 
@@ -49,12 +49,6 @@ std::vector<Choice> policy(const Space &space, const ETIR &s, size_t t, bool vth
   return out;
 }
 
-std::string fmt(double v) {
-  std::ostringstream o;
-  o << std::setprecision(4) << v;
-  return o.str();
-}
-
 } // namespace
 
 namespace {
@@ -75,10 +69,9 @@ void walk(const Space &space, const GensorOptions &opts, uint64_t seed, std::ost
   for (double temp = opts.temperature; temp > opts.threshold; temp /= 2, ++t) {
     std::vector<Choice> choices = policy(space, s, t, opts.vthread);
     if (tr) {
-      *tr << "step " << t << "  state " << s.str() << "\n";
+      *tr << fmt::format("step {}  state {}\n", t, s.str());
       for (const Choice &c : choices)
-        *tr << "    " << std::left << std::setw(22) << c.action.str(space.nest()) << " benefit " << std::setw(10)
-            << fmt(c.benefit) << " p " << fmt(c.prob) << "\n";
+        *tr << fmt::format("    {:<22} benefit {:<10.4g} p {:.4g}\n", c.action.str(space.nest()), c.benefit, c.prob);
     }
     for (const Choice &c : choices)
       if (c.prob > 0) w.edges[s].push_back({c.prob, space.apply(s, c.action)});
@@ -149,11 +142,11 @@ GensorResult runGensor(const Space &space, const GensorOptions &opts) {
   std::stable_sort(res.ranked.begin(), res.ranked.end(),
                    [](const Ranked &a, const Ranked &b) { return a.est.seconds < b.est.seconds; });
   if (tr) {
-    *tr << "top_results ranked by the roofline estimate (" << res.ranked.size() << " of " << res.visited
-        << " visited states):\n";
+    *tr << fmt::format("top_results ranked by the roofline estimate ({} of {} visited states):\n", res.ranked.size(),
+                       res.visited);
     for (size_t i = 0; i < std::min<size_t>(5, res.ranked.size()); ++i)
-      *tr << "  " << i + 1 << ". " << res.ranked[i].state.str() << "  est " << fmt(res.ranked[i].est.seconds * 1e3)
-          << " ms\n";
+      *tr << fmt::format("  {}. {}  est {:.4g} ms\n", i + 1, res.ranked[i].state.str(),
+                         res.ranked[i].est.seconds * 1e3);
   }
   return res;
 }

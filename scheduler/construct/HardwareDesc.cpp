@@ -14,6 +14,12 @@ int64_t HardwareDesc::unitCapacity(size_t l) const {
   return m.shared ? m.capacity / std::max(1, units) : m.capacity;
 }
 
+const MemLevel *HardwareDesc::levelFor(ir::Scope scope) const {
+  for (const MemLevel &m : levels)
+    if (m.scope == scope) return &m;
+  return nullptr;
+}
+
 double HardwareDesc::unitBandwidth(size_t l) const {
   const MemLevel &m = levels.at(l);
   return m.shared ? m.bandwidth / std::max(1, units) : m.bandwidth;
@@ -105,7 +111,7 @@ std::optional<HardwareDesc> parseHardwareDesc(const std::string &text, int fileI
       else diags.error(vloc, "`" + key + "` needs true or false, not '" + value + "'");
     };
     if (level) {
-      static const char *levelKeys = "capacity, bandwidth, latency, transaction, banks, bank_width, shared";
+      static const char *levelKeys = "capacity, bandwidth, latency, transaction, banks, bank_width, shared, scope";
       if (key == "capacity") size(level->capacity);
       else if (key == "bandwidth") number(level->bandwidth);
       else if (key == "latency") number(level->latency);
@@ -113,6 +119,10 @@ std::optional<HardwareDesc> parseHardwareDesc(const std::string &text, int fileI
       else if (key == "banks") size(level->banks);
       else if (key == "bank_width") size(level->bankWidth);
       else if (key == "shared") boolean(level->shared);
+      else if (key == "scope") {
+        level->scope = ir::parseScope(value);
+        if (!level->scope) diags.error(vloc, "`scope` needs global, shared, register, ldm or local, not '" + value + "'");
+      }
       else diags.error(loc, "unknown memory-level key `" + key + "` (expected one of " + levelKeys + ")");
       continue;
     }
@@ -172,6 +182,7 @@ std::string printHardwareDesc(const HardwareDesc &h) {
     opt("banks", m.banks);
     opt("bank_width", m.bankWidth);
     if (m.shared) o << "shared = true\n";
+    if (m.scope) o << "scope = " << ir::scopeName(*m.scope) << "\n";
   }
   return o.str();
 }

@@ -1,7 +1,9 @@
 // HardwareDesc: a machine as the construction optimizer sees it — memory
 // levels (capacity, bandwidth, latency, transaction size, banks), compute
 // rates and parallel-unit limits. Read from the versioned text format of
-// docs/hardware.md (stdlib/targets/*.hw) or detected for the host CPU.
+// docs/hardware.md (stdlib/targets/*.hw), or detected for the host CPU by
+// the driver (frontend/driver/HostHardware.h): the scheduler never probes
+// the machine it runs on.
 #pragma once
 #include "ir/Diagnostics.h"
 #include "ir/Type.h"
@@ -24,6 +26,11 @@ struct MemLevel {
   int banks = 0;             // 0 = not banked
   int bankWidth = 0;         // bytes per bank
   bool shared = false;
+  // The kernel scope whose tensors this level holds (`scope = shared` in
+  // the file): how passes find e.g. a GPU's shared memory, by kind rather
+  // than by the level's name. Unset for levels no tensor scope names
+  // (caches).
+  std::optional<ir::Scope> scope;
 };
 
 struct HardwareDesc {
@@ -42,6 +49,8 @@ struct HardwareDesc {
   // Slowest (main memory) first, registers last.
   std::vector<MemLevel> levels;
 
+  // The level holding tensors of `scope`; null when none does.
+  const MemLevel *levelFor(ir::Scope scope) const;
   // Capacity and bandwidth one unit can count on at level `l`.
   int64_t unitCapacity(size_t l) const;
   double unitBandwidth(size_t l) const;
@@ -56,12 +65,5 @@ std::optional<HardwareDesc> parseHardwareDesc(const std::string &text, int fileI
 // The text form (the same format; parseHardwareDesc(printHardwareDesc(h))
 // gives h back). Used by `tkc --hw=host --emit=...` traces and tests.
 std::string printHardwareDesc(const HardwareDesc &h);
-
-// The CPU this process runs on: caches from sysfs
-// (/sys/devices/system/cpu/cpu0/cache/index*/), cores from sysconf, vector
-// width from cpuid. Compute and bandwidth figures are estimates from the
-// ISA (2 FMA units per core at 3 GHz; 10 GB/s of DRAM bandwidth per core)
-// because nothing is measured at compile time.
-HardwareDesc detectHostHardware();
 
 } // namespace tk::construct

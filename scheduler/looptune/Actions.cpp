@@ -2,6 +2,8 @@
 
 #include "ir/Diagnostics.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <utility>
 
@@ -60,9 +62,9 @@ bool innermostVectorizable(const TuneNest &n, int vectorLanes, std::string *reas
   int l = static_cast<int>(n.loops.size()) - 1;
   int64_t range = enclosingRange(n, l);
   if (loopSize(n, l) == 1 || range % vectorLanes == 0 || range == n.vars[n.loops[l].var].extent) return true;
-  return refuse(reason, "the innermost loop (" + n.vars[n.loops[l].var].name + ", " + std::to_string(range) +
-                            " iterations) is not vectorizable: not a multiple of " +
-                            std::to_string(vectorLanes) + " lanes");
+  return refuse(reason, fmt::format("the innermost loop ({}, {} iterations) is not vectorizable: not a multiple of "
+                                    "{} lanes",
+                                    n.vars[n.loops[l].var].name, range, vectorLanes));
 }
 
 bool applies(const TuneNest &n, Action a, int vectorLanes, std::string *reason) {
@@ -86,7 +88,7 @@ bool applies(const TuneNest &n, Action a, int vectorLanes, std::string *reason) 
   default:
     if (last + 1 >= kMaxLoops) return refuse(reason, "the nest already has 10 loops");
     if (n.loops[c].step * splitFactor(a) >= enclosingRange(n, c))
-      return refuse(reason, "split by " + std::to_string(splitFactor(a)) + " leaves a single outer iteration");
+      return refuse(reason, fmt::format("split by {} leaves a single outer iteration", splitFactor(a)));
     break;
   }
   return innermostVectorizable(transform(n, a), vectorLanes, reason);

@@ -5,6 +5,8 @@
 #include "ir/VerifyLoopIR.h"
 #include "scheduler/PredicateAccesses.h"
 
+#include <fmt/format.h>
+
 #include <map>
 #include <optional>
 #include <set>
@@ -46,7 +48,7 @@ std::vector<std::string> loopNames(const TuneNest &n) {
       names.push_back(base);
       continue;
     }
-    std::string s = base + "_s" + std::to_string(l.step);
+    std::string s = fmt::format("{}_s{}", base, l.step);
     while (taken.count(s)) s += "_";
     taken.insert(s);
     names.push_back(s);

@@ -2,14 +2,16 @@
 
 #include "scheduler/looptune/StateVector.h"
 
+#include <fmt/format.h>
+
 #include <set>
 
 namespace tk::looptune {
 
 PolicyRollout rolloutPolicy(const QNetwork &q, const TuneNest &start, int vectorLanes, int steps) {
   if (q.widths().empty() || q.widths().front() != kStateSize || q.widths().back() != kNumActions)
-    throw InternalError("looptune: the Q-network does not map " + std::to_string(kStateSize) + " inputs to " +
-                        std::to_string(kNumActions) + " actions");
+    throw InternalError(
+        fmt::format("looptune: the Q-network does not map {} inputs to {} actions", kStateSize, kNumActions));
   PolicyRollout r{{start}, {}};
   std::set<std::string> visited{printNest(start)};
   for (int s = 0; s < steps; ++s) {

@@ -1,9 +1,10 @@
 #include "scheduler/looptune/QNetwork.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
@@ -137,18 +138,12 @@ std::string QNetwork::serialize() const {
   os << kHeader << " " << kQNetVersion << "\nlayers " << layers_.size();
   for (int w : widths_) os << " " << w;
   os << "\n";
-  char buf[32];
+  // 9 significant digits read back to the same float.
   for (const Layer &L : layers_) {
-    for (int o = 0; o < L.out; ++o) {
-      for (int i = 0; i < L.in; ++i) {
-        std::snprintf(buf, sizeof buf, "%.9g", L.w[static_cast<size_t>(o) * L.in + i]);
-        os << buf << (i + 1 < L.in ? " " : "\n");
-      }
-    }
-    for (int o = 0; o < L.out; ++o) {
-      std::snprintf(buf, sizeof buf, "%.9g", L.b[o]);
-      os << buf << (o + 1 < L.out ? " " : "\n");
-    }
+    for (int o = 0; o < L.out; ++o)
+      os << fmt::format("{:.9g}\n", fmt::join(L.w.begin() + static_cast<size_t>(o) * L.in,
+                                               L.w.begin() + static_cast<size_t>(o + 1) * L.in, " "));
+    os << fmt::format("{:.9g}\n", fmt::join(L.b, " "));
   }
   return os.str();
 }
@@ -170,11 +165,10 @@ std::optional<QNetwork> QNetwork::parse(int file, const SourceManager &sm, DiagE
     return true;
   };
   if (!lex.next(w, loc) || w != kHeader)
-    return fail(std::string("not a Q-network weights file (expected '") + kHeader + " " +
-                std::to_string(kQNetVersion) + "')");
+    return fail(fmt::format("not a Q-network weights file (expected '{} {}')", kHeader, kQNetVersion));
   int version = 0;
   if (!integer(version) || version != kQNetVersion)
-    return fail("unsupported Q-network weights version (this tkc reads version " + std::to_string(kQNetVersion) + ")");
+    return fail(fmt::format("unsupported Q-network weights version (this tkc reads version {})", kQNetVersion));
   int nLayers = 0;
   if (!lex.next(w, loc) || w != "layers") return fail("expected 'layers N WIDTH...'");
   if (!integer(nLayers) || nLayers > 16) return fail("expected a layer count between 1 and 16");
@@ -190,7 +184,7 @@ std::optional<QNetwork> QNetwork::parse(int file, const SourceManager &sm, DiagE
     L.b.resize(L.out);
     for (std::vector<float> *vec : {&L.w, &L.b})
       for (float &x : *vec) {
-        if (!lex.next(w, loc)) return fail("weights end early (layer " + std::to_string(l + 1) + ")");
+        if (!lex.next(w, loc)) return fail(fmt::format("weights end early (layer {})", l + 1));
         char *end = nullptr;
         x = std::strtof(w.c_str(), &end);
         if (*end != '\0' || !std::isfinite(x)) return fail("expected a finite number, got '" + w + "'");

@@ -1,9 +1,9 @@
 #include "scheduler/looptune/StateVector.h"
 
+#include "ir/IRVisitor.h"
 #include "ir/Simplify.h"
 
 #include <cmath>
-#include <functional>
 #include <map>
 
 namespace tk::looptune {
@@ -26,18 +26,28 @@ Strides accessStrides(const ir::TensorDecl &t, const std::vector<ir::Expr> &indi
   return s;
 }
 
+// The loads of a value, outermost first. Only loads in operands and
+// indices count, not those of a load's `else` value or guard: the feature
+// vector the trained network expects.
+class LoadStrides : public ir::ExprVisitor {
+public:
+  std::vector<Strides> out;
+
+protected:
+  void visitLoad(const ir::Expr &e) override {
+    out.push_back(accessStrides(*e->tensor, e->args));
+    walkExprs(e->args);
+  }
+};
+
 std::vector<Strides> allAccesses(const TuneNest &n) {
   const ir::Assign &a = n.op->body[0];
   std::vector<ir::Expr> targetIdx;
   for (const ir::IndexVar &v : a.vars) targetIdx.push_back(ir::var(v.name, ir::VarKind::Index));
-  std::vector<Strides> out{accessStrides(*a.target, targetIdx)};
-  std::function<void(const ir::Expr &)> walk = [&](const ir::Expr &e) {
-    if (!e) return;
-    if (e->kind == ir::ExprKind::Load) out.push_back(accessStrides(*e->tensor, e->args));
-    for (const ir::Expr &x : e->args) walk(x);
-  };
-  walk(a.value);
-  return out;
+  LoadStrides loads;
+  loads.out.push_back(accessStrides(*a.target, targetIdx));
+  loads.walkExpr(a.value);
+  return std::move(loads.out);
 }
 
 float log2Scaled(double v) { return static_cast<float>(std::log2(v) / 8.0); }

@@ -2,16 +2,16 @@
 
 #include "ir/Simplify.h"
 
+#include <fmt/format.h>
+
 
 namespace tk::looptune {
 namespace {
 
 bool containsReduce(const ir::Expr &e) {
-  if (!e) return false;
-  if (e->kind == ir::ExprKind::Reduce) return true;
-  for (const ir::Expr &a : e->args)
-    if (containsReduce(a)) return true;
-  return containsReduce(e->pad) || containsReduce(e->pred);
+  bool found = false;
+  ir::visitExpr(e, [&](const ir::Expr &n) { found |= n->kind == ir::ExprKind::Reduce; });
+  return found;
 }
 
 std::optional<int64_t> constExtent(const ir::Expr &e) {
@@ -91,7 +91,7 @@ std::string printNest(const TuneNest &n) {
     if (l) s += ' ';
     if (static_cast<int>(l) == n.cursor) s += '>';
     s += n.vars[n.loops[l].var].name;
-    if (n.loops[l].step != 1) s += "@" + std::to_string(n.loops[l].step);
+    if (n.loops[l].step != 1) s += fmt::format("@{}", n.loops[l].step);
   }
   return s;
 }

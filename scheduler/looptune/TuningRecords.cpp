@@ -2,7 +2,9 @@
 
 #include "scheduler/looptune/LowerTunedNest.h"
 
-#include <cstdio>
+#include <fmt/format.h>
+
+#include <cstdlib>
 #include <map>
 #include <sstream>
 
@@ -31,20 +33,12 @@ std::optional<double> number(const std::string &s) {
   return v;
 }
 
-std::string fmt(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f", v);
-  return buf;
-}
-
 } // namespace
 
 std::string opFingerprint(const ir::Op &op) {
   uint64_t h = 1469598103934665603ull;
   for (unsigned char c : ir::printOp(op)) h = (h ^ c) * 1099511628211ull;
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
+  return fmt::format("{:016x}", h);
 }
 
 std::string printTuningRecords(const std::vector<TuningRecord> &records) {
@@ -52,7 +46,7 @@ std::string printTuningRecords(const std::vector<TuningRecord> &records) {
   os << kHeader << " " << kRecordsVersion << "\n"
      << "# symbol fingerprint search gflops start-gflops actions...\n";
   for (const TuningRecord &r : records) {
-    os << r.symbol << " " << r.fingerprint << " " << r.search << " " << fmt(r.gflops) << " " << fmt(r.startGflops);
+    os << fmt::format("{} {} {} {:.3f} {:.3f}", r.symbol, r.fingerprint, r.search, r.gflops, r.startGflops);
     for (Action a : r.actions) os << " " << actionName(a);
     os << "\n";
   }
@@ -73,13 +67,12 @@ std::optional<std::vector<TuningRecord>> parseTuningRecords(int file, const Sour
     if (w.empty() || w[0].first[0] == '#') continue;
     if (!header) {
       if (w[0].first != kHeader) {
-        diags.error(at(w[0].second), std::string("not a tuning-records file (expected '") + kHeader + " " +
-                                         std::to_string(kRecordsVersion) + "')");
+        diags.error(at(w[0].second), "not a tuning-records file (expected '{} {}')", kHeader, kRecordsVersion);
         return std::nullopt;
       }
-      if (w.size() != 2 || w[1].first != std::to_string(kRecordsVersion)) {
+      if (w.size() != 2 || w[1].first != fmt::format("{}", kRecordsVersion)) {
         diags.error(at(w.size() > 1 ? w[1].second : w[0].second),
-                    "unsupported tuning-records version (this tkc reads version " + std::to_string(kRecordsVersion) + ")");
+                    "unsupported tuning-records version (this tkc reads version {})", kRecordsVersion);
         return std::nullopt;
       }
       header = true;
@@ -109,7 +102,7 @@ std::optional<std::vector<TuningRecord>> parseTuningRecords(int file, const Sour
     }
     if (!ok) continue;
     if (seen.count(r.symbol)) {
-      diags.error(r.loc, "'" + r.symbol + "' is recorded twice (first on line " + std::to_string(seen[r.symbol]) + ")");
+      diags.error(r.loc, "'{}' is recorded twice (first on line {})", r.symbol, seen[r.symbol]);
       continue;
     }
     seen[r.symbol] = ln;
@@ -135,8 +128,8 @@ void applyTuningRecords(const ir::Module &m, const std::vector<TuningRecord> &re
       continue;
     }
     if (opFingerprint(*ex->op) != r.fingerprint) {
-      diags.error(r.loc, "tuning record for '" + r.symbol + "' was made for a different op (fingerprint " +
-                             r.fingerprint + ", now " + opFingerprint(*ex->op) + "); tune again");
+      diags.error(r.loc, "tuning record for '{}' was made for a different op (fingerprint {}, now {}); tune again",
+                  r.symbol, r.fingerprint, opFingerprint(*ex->op));
       continue;
     }
     std::string why;
@@ -148,8 +141,7 @@ void applyTuningRecords(const ir::Module &m, const std::vector<TuningRecord> &re
     bool ok = true;
     for (size_t i = 0; i < r.actions.size() && ok; ++i) {
       if (!applies(*n, r.actions[i], vectorLanes, &why)) {
-        diags.error(r.loc, "action " + std::to_string(i + 1) + " (" + std::string(actionName(r.actions[i])) +
-                               ") of '" + r.symbol + "' does not apply: " + why);
+        diags.error(r.loc, "action {} ({}) of '{}' does not apply: {}", i + 1, actionName(r.actions[i]), r.symbol, why);
         ok = false;
       } else {
         *n = applyAction(*n, r.actions[i], vectorLanes);

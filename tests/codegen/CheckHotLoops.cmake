@@ -1,4 +1,4 @@
-# cmake -DTKC=... -DSRC=file.tk -DTARGET=x86_64-avx512 -DVREG=zmm -DOUT=file.s -P CheckHotLoops.cmake
+# cmake -DTKC=... -DHW=zen5-2c -DSRC=file.tk -DTARGET=x86_64-avx512 -DVREG=zmm -DOUT=file.s -P CheckHotLoops.cmake
 #
 # Compiles SRC to assembly and checks every hot loop — a single-block loop
 # (a block that jumps back to its own label) doing packed vector FMAs

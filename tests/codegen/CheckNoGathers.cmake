@@ -1,4 +1,4 @@
-# cmake -DTKC=... -DSRC=file.tk -DTARGET=x86_64-avx512 -DSYMBOLS="a;b" -DOUT=file.s -P CheckNoGathers.cmake
+# cmake -DTKC=... -DHW=zen5-2c -DSRC=file.tk -DTARGET=x86_64-avx512 -DSYMBOLS="a;b" -DOUT=file.s -P CheckNoGathers.cmake
 #
 # Compiles SRC to assembly and checks each function in SYMBOLS: no vector
 # gathers (a stride-2 read that LLVM vectorized element by element), and

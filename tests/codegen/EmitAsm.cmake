@@ -1,7 +1,12 @@
 # Included by the codegen checks (cmake -P scripts): compiles SRC for
-# TARGET with `TKC --emit=asm -O2` into OUT and reads it into `lines`;
-# fails with tkc's messages when it does not compile.
-execute_process(COMMAND ${TKC} --emit=asm --target=${TARGET} -O2 ${SRC} -o ${OUT}
+# TARGET with `TKC --emit=asm -O2 --hw=HW` into OUT and reads it into
+# `lines`; fails with tkc's messages when it does not compile. HW (a
+# description name or .hw path) is required: the tiles, and so the
+# assembly, depend on the caches it describes (docs/testing.md).
+if(NOT DEFINED HW)
+  message(FATAL_ERROR "EmitAsm.cmake: -DHW=<description> is required")
+endif()
+execute_process(COMMAND ${TKC} --emit=asm --target=${TARGET} --hw=${HW} -O2 ${SRC} -o ${OUT}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "tkc failed (${rc}): ${out}${err}")

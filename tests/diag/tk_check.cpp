@@ -24,6 +24,8 @@
 #include "frontend/Frontend.h"
 #include "scheduler/Pipeline.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <fstream>
 #include <iostream>
@@ -155,7 +157,7 @@ int main(int argc, char **argv) {
     if (!e.matched) {
       ok = false;
       std::cerr << file << ':' << e.commentLine << ": expected " << severityName(e.severity) << " at line " << e.line
-                << (e.col ? ", column " + std::to_string(e.col) : "") << " not reported: " << e.message << '\n';
+                << (e.col ? fmt::format(", column {}", e.col) : "") << " not reported: " << e.message << '\n';
     }
   return ok ? 0 : 1;
 }

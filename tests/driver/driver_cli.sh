@@ -234,6 +234,113 @@ print('}')" > tokens.tk
   expect_rc 1 timeout 60 "$TKC" --emit=tensor tokens.tk
   grep -q '^tokens.tk:.*: error: file too large: more than 1000000 tokens' err.txt || fail "token cap: $(head -3 err.txt)"
   ;;
+output_dir)
+  # -o DIR/ (a trailing '/') writes a build's outputs into DIR, created if
+  # missing, as BASENAME<suffix>: each the same bytes as its one-file compile.
+  expect_rc 0 "$TKC" add.tk -I inc --target=x86_64 -o "cpu out/"
+  [ "$(ls "cpu out" | tr '\n' ' ')" = "add.h add.o " ] || fail "cpu outputs: $(ls "cpu out")"
+  grep -q '^#ifndef TK_ADD_H$' "cpu out/add.h" || fail "cpu header guard"
+  expect_rc 0 "$TKC" add.tk -I inc --target=x86_64 -o one.o
+  cmp -s one.o "cpu out/add.o" || fail "cpu object differs from -o FILE"
+  expect_rc 0 "$TKC" add.tk -I inc --target=cuda-sm_80 -o cu/
+  [ "$(ls cu | tr '\n' ' ')" = "add.h add.o add.ptx " ] || fail "cuda outputs: $(ls cu)"
+  expect_rc 0 "$TKC" add.tk -I inc --target=cuda-sm_80 -o one.o
+  cmp -s one.o cu/add.o || fail "host object differs from -o FILE"
+  expect_rc 0 "$TKC" add.tk -I inc --target=cuda-sm_80 --emit=ptx -o one.ptx
+  cmp -s one.ptx cu/add.ptx || fail "PTX differs from --emit=ptx"
+  grep -q '^\.target sm_80' cu/add.ptx || fail "PTX target"
+  expect_rc 0 "$TKC" add.tk -I inc --target=cuda-sm_80 --emit=header -o add.h
+  cmp -s add.h cu/add.h || fail "header differs from --emit=header"
+  grep -q 'void \*stream' cu/add.h || fail "cuda header prototypes"
+  # Other code kinds write their one file; dumps and tune need a file.
+  expect_rc 0 "$TKC" add.tk -I inc --target=cuda-sm_80 --emit=llvm -o ll/
+  [ "$(ls ll)" = add.ll ] || fail "--emit=llvm into a directory: $(ls ll)"
+  expect_rc 2 "$TKC" add.tk -I inc --emit=loop -o dump/
+  grep -q 'is for code outputs' err.txt || fail "dump into a directory: $(cat err.txt)"
+  [ ! -e dump ] || fail "directory created on a usage error"
+  expect_rc 1 "$TKC" bad.tk -o failed/
+  [ ! -e failed ] || fail "directory created on a failed compile"
+  ;;
+atomic_replace)
+  # Every output of -o DIR/ is renamed into place (a reader holding the old
+  # file keeps it whole) and an unchanged one is left alone.
+  mkdir cu
+  printf 'stale' > cu/add.ptx
+  ln cu/add.ptx held.ptx
+  expect_rc 0 "$TKC" add.tk -I inc --target=cuda-sm_80 -o cu/
+  [ "$(cat held.ptx)" = stale ] || fail "old PTX overwritten in place"
+  grep -q '^\.target sm_80' cu/add.ptx || fail "PTX not replaced"
+  ls cu/*.tmp.* >/dev/null 2>&1 && fail "temporary file left behind"
+  touch -d '2000-01-01 00:00:00 UTC' cu/add.o cu/add.ptx cu/add.h
+  expect_rc 0 "$TKC" add.tk -I inc --target=cuda-sm_80 -o cu/
+  for f in add.o add.ptx add.h; do
+    [ "$(stat -c %Y "cu/$f")" = 946684800 ] || fail "unchanged cu/$f rewritten"
+  done
+  ;;
+depfile_outputs)
+  # Every output of -o DIR/ is a target of the depfile (default DIR/BASENAME.d).
+  expect_rc 0 "$TKC" add.tk -I inc --target=cuda-sm_80 -o "cu dir/" -MD
+  want=$(printf '%s\n' 'cu\ dir/add.o cu\ dir/add.ptx cu\ dir/add.h: \' "  add.tk \\" '  inc/scale.tk')
+  [ "$(cat "cu dir/add.d")" = "$want" ] || fail "depfile: $(cat "cu dir/add.d")"
+  expect_rc 0 "$TKC" add.tk -I inc --target=x86_64 -o cpu/ -MD -MF cpu.d
+  [ "$(head -n1 cpu.d)" = 'cpu/add.o cpu/add.h: \' ] || fail "cpu depfile: $(cat cpu.d)"
+  expect_rc 0 "$TKC" add.tk -I inc --target=x86_64 -o cpu/ -MD -MF cpu.d -MT all
+  [ "$(head -n1 cpu.d)" = 'all: \' ] || fail "-MT with a directory: $(cat cpu.d)"
+  ;;
+print_hw)
+  # --print-hw prints the description in effect (canonical .hw text) and
+  # exits 0 without an input.
+  cat > pinned.hw <<'HW'
+format = 1
+name = pinned-1c
+family = cpu
+units = 1
+vector_bits = 256
+gflops_f32 = 100
+
+[level dram]
+capacity = 8589934592
+bandwidth = 20
+latency = 90
+transaction = 64
+shared = true
+
+[level l1]
+capacity = 32768
+bandwidth = 200
+latency = 1
+transaction = 64
+
+[level registers]
+capacity = 512
+bandwidth = 400
+latency = 0.3
+transaction = 32
+HW
+  expect_rc 0 "$TKC" --print-hw --hw=./pinned.hw
+  cmp -s out.txt pinned.hw || fail "pinned description: $(diff out.txt pinned.hw)"
+  expect_rc 0 "$TKC" --print-hw --target=cuda-sm_80
+  grep -q '^name = h100$' out.txt || fail "cuda default description: $(head -3 out.txt)"
+  expect_rc 0 "$TKC" --print-hw
+  grep -q '^family = cpu$' out.txt || fail "host description: $(head -3 out.txt)"
+  cp out.txt host.hw
+  expect_rc 0 "$TKC" --print-hw --hw=./host.hw
+  cmp -s out.txt host.hw || fail "host description does not round-trip"
+  expect_rc 1 "$TKC" --print-hw --hw=./missing.hw
+  grep -q 'cannot read hardware description' err.txt || fail "missing --hw: $(cat err.txt)"
+  ;;
+dump_after_each_pass)
+  # The scheduler's IR after every pass goes to stderr; the output is as
+  # without the flag.
+  expect_rc 0 "$TKC" add.tk -I inc --target=x86_64 --emit=loop
+  cp out.txt plain.txt
+  expect_rc 0 "$TKC" add.tk -I inc --target=x86_64 --emit=loop --dump-after-each-pass
+  cmp -s out.txt plain.txt || fail "stdout changed by --dump-after-each-pass"
+  grep -q '^// ---- after DefaultSchedule: add ----$' err.txt || fail "no DefaultSchedule dump: $(head -3 err.txt)"
+  [ "$(grep -c '^// ---- after ' err.txt)" -gt 3 ] || fail "too few pass dumps"
+  expect_rc 0 "$TKC" add.tk -I inc --target=x86_64 --emit=tensor --dump-after-each-pass
+  [ ! -s err.txt ] || fail "dump before scheduling: $(head -3 err.txt)"
+  ;;
 *) fail "unknown case" ;;
 esac
 echo "ok: $CASE"

@@ -12,6 +12,8 @@
 #include "ir/Interpreter.h"
 #include "tkrt_cuda.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -76,7 +78,7 @@ void rowKernels(const ir::Module &m, int64_t M, int64_t N) {
   a.tensors["gamma"] = randomValues(static_cast<size_t>(N), 0.5, 1.5);
   a.tensors["beta"] = randomValues(static_cast<size_t>(N), -1, 1);
   a.scalars["eps"] = 1e-5;
-  std::string shape = " " + std::to_string(M) + "x" + std::to_string(N);
+  std::string shape = fmt::format(" {}x{}", M, N);
   void *X = toDevice<float>(a.tensors["X"]), *g = toDevice<float>(a.tensors["gamma"]),
        *b = toDevice<float>(a.tensors["beta"]), *Y = nullptr;
   auto out = [&](int64_t n) {
@@ -101,7 +103,7 @@ void atomicKernels(const ir::Module &m, int64_t N, int64_t B) {
   void *X = toDevice<float>(a.tensors["X"]), *S = nullptr;
   check("alloc", tkrt_cuda_alloc(&S, 4, nullptr));
   check("total_atomic", total_atomic(static_cast<const float *>(X), static_cast<float *>(S), N, nullptr));
-  compare<float>("total_atomic " + std::to_string(N), S, ir::interpret(*m.findOp("total"), a), "S");
+  compare<float>(fmt::format("total_atomic {}", N), S, ir::interpret(*m.findOp("total"), a), "S");
   tkrt_cuda_free(X, nullptr);
 
   // Values from -3 to B + 2: some fall outside the bins and must count nowhere.
@@ -115,7 +117,7 @@ void atomicKernels(const ir::Module &m, int64_t N, int64_t B) {
   check("alloc", tkrt_cuda_alloc(&H, B * 4, nullptr));
   check("histogram_atomic",
         histogram_atomic(static_cast<const int32_t *>(Xi), B, static_cast<int32_t *>(H), N, nullptr));
-  compare<int32_t>("histogram_atomic " + std::to_string(N) + " into " + std::to_string(B), H,
+  compare<int32_t>(fmt::format("histogram_atomic {} into {}", N, B), H,
                    ir::interpret(*m.findOp("histogram"), h), "H");
   tkrt_cuda_free(Xi, nullptr);
 }

@@ -3,6 +3,8 @@
 #include "tests/random/Subprocess.h"
 #include "tests/random/Types.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -61,8 +63,8 @@ std::string firstLine(const std::string &out, const std::regex &re) {
 
 std::string describe(const RunResult &r) {
   if (r.timedOut) return "timed out";
-  if (r.signal) return "killed by signal " + std::to_string(r.signal) + " (" + strsignal(r.signal) + ")";
-  return "exit " + std::to_string(r.exitCode);
+  if (r.signal) return fmt::format("killed by signal {} ({})", r.signal, strsignal(r.signal));
+  return fmt::format("exit {}", r.exitCode);
 }
 
 class Campaign {
@@ -251,7 +253,7 @@ void Campaign::record(const Program &p, const Result &r) {
               << (r.reason.empty() ? "" : " [" + r.config + "] " + r.reason) << std::endl;
   if (!fail || o_.out.empty()) return;
   std::filesystem::create_directories(o_.out);
-  std::string name = std::string(verdictName(r.verdict)) + "-" + std::to_string(p.seed) + ".tk";
+  std::string name = fmt::format("{}-{}.tk", verdictName(r.verdict), p.seed);
   std::ofstream(o_.out + "/" + name) << "// " << verdictName(r.verdict) << " [" << r.config << "]: " << r.reason << "\n"
                                      << p.text;
   std::ofstream(o_.out + "/failures.txt", std::ios::app)
@@ -273,7 +275,7 @@ int Campaign::run() {
   uint64_t seed = o_.seed;
   for (; (o_.count == 0 || seed < o_.seed + o_.count) && (o_.seconds <= 0 || elapsed() < o_.seconds); ++seed) {
     Program p = generateProgram(seed, o_.kind ? &*o_.kind : nullptr);
-    std::string file = o_.work + "/rp" + std::to_string(seed) + ".tk";
+    std::string file = fmt::format("{}/rp{}.tk", o_.work, seed);
     std::ofstream(file) << p.text;
     record(p, check(p, file));
     std::filesystem::remove(file);

@@ -5,6 +5,8 @@
 // edges (docs/language.md §3.1).
 #include "tests/random/ExprGen.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -169,9 +171,10 @@ std::optional<Val> ExprGen::reduce(Want want, int depth, const Contraction *con)
   std::map<size_t, std::pair<size_t, int>> forced;
   std::vector<ReduceVar> rvars;
   for (size_t d : dims) {
-    VarInfo v{rng_.pick(std::vector<std::string>{"k", "r", "u", "w"}) + std::to_string(reduceCounter_++), t.shape[d]};
+    std::string letter = rng_.pick(std::vector<std::string>{"k", "r", "u", "w"});
+    VarInfo v{fmt::format("{}{}", letter, reduceCounter_++), t.shape[d]};
     if (shift) {
-      v.extent.text = t.shape[d].text + " + " + std::to_string(shift);
+      v.extent.text = fmt::format("{} + {}", t.shape[d].text, shift);
       v.extent.maxValue += shift;
       v.extent.mayBeZero = false;
       v.extent.atomic = false;

@@ -1,5 +1,7 @@
 #include "tests/random/KernelGen.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace tk::randprog {
@@ -58,13 +60,13 @@ private:
 std::string KernelWriter::tile(bool mayHole) {
   int t = rng_.pick(std::vector<int>{1, 2, 3, 4, 8, 16});
   if (mayHole && rng_.chance(0.12)) {
-    std::string n = "T" + std::to_string(lets_++);
+    std::string n = fmt::format("T{}", lets_++);
     head_ += "  let " + n + " = ? in {2, 4, 8};\n";
     return n;
   }
   if (rng_.chance(0.1)) {
-    std::string n = "T" + std::to_string(lets_++);
-    head_ += "  let " + n + " = " + std::to_string(t) + ";\n";
+    std::string n = fmt::format("T{}", lets_++);
+    head_ += fmt::format("  let {} = {};\n", n, t);
     return n;
   }
   return std::to_string(t);
@@ -86,7 +88,7 @@ void KernelWriter::statement(const OpStatement &st, Flaw flaw) {
   Subst at;
   if (r == 0) {
     if (rng_.chance(0.5)) {
-      open("for w" + std::to_string(loops_++) + " in spatial(1) on cores");
+      open(fmt::format("for w{} in spatial(1) on cores", loops_++));
       element(st, at, flaw, true);
       close();
     } else {
@@ -120,7 +122,7 @@ void KernelWriter::statement(const OpStatement &st, Flaw flaw) {
     if (flaw == Flaw::Half) ext[0] = paren(E[0]) + " / 2";
     if (flaw == Flaw::IdleWorker) {
       ext.push_back("2");
-      names.push_back("w" + std::to_string(loops_++));
+      names.push_back(fmt::format("w{}", loops_++));
     }
     open("for " + vars(names) + " in spatial(" + join(ext) + ") on cores");
     opened = 1;
@@ -149,7 +151,7 @@ void KernelWriter::statement(const OpStatement &st, Flaw flaw) {
     for (size_t d = 0; d < r; ++d) {
       std::string t = flaw == Flaw::OverlapTiles && d == 0 ? std::to_string(rng_.range(3, 8)) : tile(true);
       std::string step = flaw == Flaw::OverlapTiles && d == 0 ? std::to_string(std::stoi(t) - 1) : t;
-      std::string b = "b" + std::to_string(loops_), e = "e" + std::to_string(loops_++);
+      std::string b = fmt::format("b{}", loops_), e = fmt::format("e{}", loops_++);
       bs.push_back(b);
       es.push_back(e);
       outer.push_back("cdiv(" + E[d] + ", " + step + ")");
@@ -172,12 +174,12 @@ void KernelWriter::statement(const OpStatement &st, Flaw flaw) {
     if (!lanes_) lanes_ = rng_.pick(std::vector<int>{4, 8, 16});
     int L = lanes_;
     std::vector<std::string> outer(E.begin(), E.end() - 1), names(v.begin(), v.end() - 1);
-    std::string b = "bl" + std::to_string(loops_), l = "ll" + std::to_string(loops_++);
-    outer.push_back("cdiv(" + E[r - 1] + ", " + std::to_string(L) + ")");
+    std::string b = fmt::format("bl{}", loops_), l = fmt::format("ll{}", loops_++);
+    outer.push_back(fmt::format("cdiv({}, {})", E[r - 1], L));
     names.push_back(b);
-    at[v[r - 1]] = b + " * " + std::to_string(L) + " + " + l;
+    at[v[r - 1]] = fmt::format("{} * {} + {}", b, L, l);
     open("for " + vars(names) + " in spatial(" + join(outer) + ") on cores");
-    open("for " + l + " in spatial(" + std::to_string(L) + ") on lanes");
+    open(fmt::format("for {} in spatial({}) on lanes", l, L));
     opened = 2;
     break;
   }
@@ -239,7 +241,7 @@ void KernelWriter::element(const OpStatement &st, const Subst &at, Flaw flaw, bo
         open(""); // a per-core local may not live across a `sync`
         block = true;
       }
-      acc = "a" + std::to_string(accs_++);
+      acc = fmt::format("a{}", accs_++);
       line(std::string(rng_.chance(0.5) ? "register " : "local ") + acc + ": " + accTy + "[1];");
       acc += "[0]";
     }

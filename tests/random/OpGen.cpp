@@ -1,5 +1,7 @@
 #include "tests/random/OpGen.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace tk::randprog {
@@ -16,7 +18,7 @@ Extent randomExtent(Rng &rng, const std::vector<Extent> &syms, const std::vector
   switch (rng.weighted({66, 6, 4, 3, 4, 5, 3, 3})) {
   case 1: {
     int c = rng.range(1, 2);
-    return Extent{s.text + " + " + std::to_string(c), s.syms, s.maxValue + c, false, false};
+    return Extent{fmt::format("{} + {}", s.text, c), s.syms, s.maxValue + c, false, false};
   }
   case 2: return Extent{"2 * " + s.text, s.syms, 2 * s.maxValue, false, false};
   case 3: return Extent{"cdiv(" + s.text + ", 2)", s.syms, (s.maxValue + 1) / 2, false, true};
@@ -128,7 +130,7 @@ void OpBuilder::chooseSignature() {
     if (introduced.count(s.text)) continue;
     TensorInfo *t = &op_.inputs[static_cast<size_t>(rng_.below(static_cast<int>(op_.inputs.size())))];
     if (t->shape.size() >= 3) {
-      op_.inputs.push_back(TensorInfo{"V" + std::to_string(op_.inputs.size()), randomType(rng_, false), {}});
+      op_.inputs.push_back(TensorInfo{fmt::format("V{}", op_.inputs.size()), randomType(rng_, false), {}});
       t = &op_.inputs.back();
     }
     t->shape.insert(t->shape.begin() + rng_.below(static_cast<int>(t->shape.size()) + 1), s);
@@ -300,7 +302,7 @@ GeneratedOp OpBuilder::build(const std::string &name) {
       size_t left = static_cast<size_t>(extra + static_cast<int>(op_.outputs.size()) - s);
       size_t action = left <= pending.size() ? 1 : rng_.weighted({45, 30, assigned_.empty() ? 0 : 25});
       if (action == 1 && pending.empty()) action = 0;
-      if (action == 0) statement("t" + std::to_string(temps_++), false);
+      if (action == 0) statement(fmt::format("t{}", temps_++), false);
       else if (action == 1) statement(op_.outputs[rng_.pick(pending)].name, true);
       else statement(rng_.pick(assigned_).name, false);
     }

@@ -2,6 +2,8 @@
 
 #include "tests/random/KernelGen.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace tk::randprog {
@@ -39,12 +41,12 @@ Program generateProgram(uint64_t seed, const ProgramKind *forced) {
   static const std::vector<ProgramKind> kinds = {ProgramKind::Op, ProgramKind::Kernel, ProgramKind::BadMapping,
                                                  ProgramKind::NameClash};
   p.kind = forced ? *forced : kinds[rng.weighted({50, 25, 18, 7})];
-  std::string opName = p.kind == ProgramKind::NameClash ? rng.pick(clashingNames()) : "rp" + std::to_string(seed);
+  std::string opName = p.kind == ProgramKind::NameClash ? rng.pick(clashingNames()) : fmt::format("rp{}", seed);
   bool withKernel = p.kind == ProgramKind::Kernel || p.kind == ProgramKind::BadMapping;
   OpOptions oo;
   oo.kernelMode = withKernel;
   GeneratedOp op = generateOp(rng, opName, oo);
-  std::string header = "// tk_randprog --seed " + std::to_string(seed) + " (" + kindName(p.kind) + ")\n";
+  std::string header = fmt::format("// tk_randprog --seed {} ({})\n", seed, kindName(p.kind));
   p.text = header + op.text;
   p.symbol = opName;
   if (withKernel) {
@@ -55,7 +57,7 @@ Program generateProgram(uint64_t seed, const ProgramKind *forced) {
     GeneratedKernel k = generateKernel(rng, op, "k_" + opName, flaw);
     if (k.flaw == Flaw::None) p.kind = ProgramKind::Kernel; // no output with a symbolic extent to get wrong
     else p.note = std::string(flawName(k.flaw)) + " (output " + k.flawedOutput + ")";
-    p.text = "// tk_randprog --seed " + std::to_string(seed) + " (" + kindName(p.kind) + ")\n" + op.text + "\n";
+    p.text = fmt::format("// tk_randprog --seed {} ({})\n{}\n", seed, kindName(p.kind), op.text);
     p.kernelFirstLine = countLines(p.text) + 1;
     p.text += k.text;
     p.kernelLastLine = countLines(p.text);

@@ -3,7 +3,7 @@
 // (issue 19, item 5): each is checked near 2^62 and 2^63, and an overflow
 // refuses (a located error), proves nothing, or saturates — never wraps.
 #include "frontend/driver/JitMeasure.h"
-#include "ir/GpuLaunch.h"
+#include "scheduler/cuda/GpuLaunch.h"
 #include "ir/IRRewrite.h"
 #include "ir/Simplify.h"
 #include "sched_build.h"
@@ -13,6 +13,8 @@
 #include "scheduler/construct/FillHoles.h"
 #include "scheduler/construct/Roofline.h"
 #include "x86_support.h"
+
+#include <fmt/format.h>
 
 #include <doctest/doctest.h>
 
@@ -62,7 +64,7 @@ Lowered lowerWithConstruct(const std::string &src, TargetFamily family = TargetF
   Lowered out;
   out.funcs = lowerModule(*m, po, fx.diags);
   for (const Diagnostic &d : fx.diags.all())
-    out.messages += std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col) + ": " + d.message + "\n";
+    out.messages += fmt::format("{}:{}: {}\n", d.loc.line, d.loc.col, d.message);
   out.errors = fx.diags.hasErrors();
   return out;
 }
@@ -85,13 +87,13 @@ kernel add_k implements add on cpu {
   // It compiled, and its guarded tile loops ran 2^124 idle iterations.
   for (int64_t v : {k2p62, kMax, (int64_t(1) << 47) + 1}) {
     CAPTURE(v);
-    Lowered l = lowerWithConstruct(src(std::to_string(v)));
+    Lowered l = lowerWithConstruct(src(fmt::format("{}", v)));
     CHECK(l.errors);
-    CHECK(mentions(l.messages, "3:11: hole ?0 = " + std::to_string(v) +
-                                   " is larger than any tensor extent can be (2^47 = 140737488355328): no tile "
-                                   "needs it"));
+    CHECK(mentions(l.messages, fmt::format("3:11: hole ?0 = {} is larger than any tensor extent can be (2^47 = "
+                                           "140737488355328): no tile needs it",
+                                           v)));
   }
-  Lowered ok = lowerWithConstruct(src(std::to_string(int64_t(1) << 47)));
+  Lowered ok = lowerWithConstruct(src(fmt::format("{}", int64_t(1) << 47)));
   CHECK_MESSAGE(!ok.errors, ok.messages);
   // A tile that fits computes the right values.
   Lowered four = lowerWithConstruct(src("4"));
@@ -123,9 +125,10 @@ kernel add_k implements add on cpu {
     // 4 * 2^80 bytes wrapped to 0: the kernel compiled, and only the heap
     // fallback's run-time check (status 3) stopped it.
     CHECK(l.errors);
-    CHECK(mentions(l.messages, "5:" + std::to_string(6 + std::string(scope).size()) + ": " + scope +
-                                   " tensor 't' (f32[1099511627776, 1099511627776]) is too large for the chosen "
-                                   "tile sizes (?0 = 1099511627776): it takes more than 2^47 bytes"));
+    CHECK(mentions(l.messages, fmt::format("5:{}: {} tensor 't' (f32[1099511627776, 1099511627776]) is too large "
+                                           "for the chosen tile sizes (?0 = 1099511627776): it takes more than 2^47 "
+                                           "bytes",
+                                           6 + std::string(scope).size(), scope)));
   }
 }
 
@@ -328,7 +331,7 @@ TEST_CASE("checked products: hardware sizes that overflow int64 are refused") {
     auto h = construct::parseHardwareDesc(text, fx.sm.addFile("t.hw", text), fx.diags);
     std::string out;
     for (const Diagnostic &d : fx.diags.all())
-      out += std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col) + ": " + d.message + "\n";
+      out += fmt::format("{}:{}: {}\n", d.loc.line, d.loc.col, d.message);
     return std::make_pair(h, out);
   };
   // (2^34 + 1) GiB wrapped to 1 GiB and was accepted.
@@ -407,7 +410,7 @@ kernel cp_k implements cp on cuda {
     std::optional<Module> m = buildModule("t.tk", fo, fx.sm, fx.diags, nullptr, &src);
     std::string out;
     for (const Diagnostic &d : fx.diags.all())
-      out += std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col) + ": " + d.message + "\n";
+      out += fmt::format("{}:{}: {}\n", d.loc.line, d.loc.col, d.message);
     return std::make_pair(m.has_value(), out);
   };
   auto [ok, msg] = check("4611686018427387905");

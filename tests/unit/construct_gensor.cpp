@@ -3,7 +3,10 @@
 // hole filling with candidates and `require`, and GPU legality.
 #include "source_module.h"
 #include "sched_build.h"
+#include "frontend/driver/HostHardware.h"
 #include "scheduler/construct/FillHoles.h"
+
+#include <fmt/format.h>
 
 #include <doctest/doctest.h>
 
@@ -48,7 +51,7 @@ Parsed parse(const std::string &text) {
   Parsed p;
   p.hw = parseHardwareDesc(text, sm.addFile("m.hw", text), diags);
   for (const Diagnostic &d : diags.all())
-    p.messages += std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col) + ": " + d.message + "\n";
+    p.messages += fmt::format("{}:{}: {}\n", d.loc.line, d.loc.col, d.message);
   return p;
 }
 
@@ -183,7 +186,7 @@ TEST_CASE("construct: hardware descriptions") {
   CHECK(target("zen5-2c").unitCapacity(1) == 16 << 20); // L3 32 MB over 2 cores
   CHECK(target("h100").family == ir::TargetFamily::Cuda);
 
-  HardwareDesc host = detectHostHardware();
+  HardwareDesc host = driver::detectHostHardware();
   CHECK(host.units >= 1);
   CHECK(host.levels.size() >= 3);
   CHECK(parse(printHardwareDesc(host)).hw);

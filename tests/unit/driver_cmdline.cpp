@@ -1,7 +1,7 @@
 // tkc driver pieces: response files, option parsing, depfile escaping, header.
 #include <doctest/doctest.h>
 
-#include "backends/x86/CHeader.h"
+#include "backends/common/CHeader.h"
 #include "frontend/driver/CommandLine.h"
 #include "frontend/driver/Depfile.h"
 
@@ -51,10 +51,25 @@ TEST_CASE("driver: command line parsing") {
   CHECK(parseCommandLine({"--version"}, &err));
 }
 
+TEST_CASE("driver: --print-hw needs no input; --dump-after-each-pass and -o DIR/ parse") {
+  std::string err;
+  auto hw = parseCommandLine({"--print-hw", "--hw=zen5-2c"}, &err);
+  REQUIRE(hw);
+  CHECK(hw->printHardware);
+  CHECK(hw->input.empty());
+  auto dump = parseCommandLine({"x.tk", "--dump-after-each-pass", "-o", "out/"}, &err);
+  REQUIRE(dump);
+  CHECK(dump->dumpAfterEachPass);
+  CHECK_FALSE(dump->printHardware);
+  CHECK(dump->output == "out/");
+}
+
 TEST_CASE("driver: depfile escaping") {
   CHECK(escapeDepfilePath("a b$c#d:e") == "a\\ b$$c\\#d:e");
   CHECK(escapeDepfilePath("x\\ y") == "x\\\\\\ y");
-  CHECK(makeDepfile("o.o", {"a.tk", "b c.tk", "a.tk"}) == "o.o: \\\n  a.tk \\\n  b\\ c.tk\n");
+  CHECK(makeDepfile({"o.o"}, {"a.tk", "b c.tk", "a.tk"}) == "o.o: \\\n  a.tk \\\n  b\\ c.tk\n");
+  // Every output of a compile is a target of the same rule.
+  CHECK(makeDepfile({"d/x.o", "d/x y.h"}, {"x.tk"}) == "d/x.o d/x\\ y.h: \\\n  x.tk\n");
 }
 
 TEST_CASE("driver: header prototypes follow the ABI") {

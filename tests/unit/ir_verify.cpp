@@ -88,3 +88,34 @@ TEST_CASE("verify: a prefetch names an element of a tensor in scope, as a read w
   CHECK(printKernel(*m).find("prefetch A[0, 0];") != std::string::npos);
   CHECK(printLoweredFunc(f).find("prefetch B[") != std::string::npos);
 }
+
+TEST_CASE("verify: a local is visible inside its alloc only, a let variable inside its let") {
+  auto op = matmulOp();
+  auto C = op->outputs[0];
+  auto t = tensor("t", {ci(4)}, TensorRole::Local, Scope::Register);
+  // Mapping IR: an alloc reaches the end of its block, not past an `if` branch.
+  auto inBlock = kernel(op, TargetFamily::Cpu,
+                        mBlock({allocS(t), store(t, {ci(0)}, floatImm(1)), store(C, {ci(0), ci(0)}, load(t, {ci(0)}))}));
+  CHECK_NOTHROW(verifyMappingIR(*inBlock, true));
+  auto pastIf = kernel(op, TargetFamily::Cpu,
+                       mBlock({mIf(boolImm(true), mBlock({allocS(t), store(t, {ci(0)}, floatImm(1))}), nullptr),
+                               store(C, {ci(0), ci(0)}, load(t, {ci(0)}))}));
+  CHECK_THROWS_WITH_AS(verifyMappingIR(*pastIf, true), doctest::Contains("load of tensor 't' not in scope"),
+                       InternalError);
+  // Loop IR: the alloc's body, and the let's body.
+  auto st = lStmt(LStmt::Kind::Store);
+  st->tensor = C;
+  st->indices = {lv("x"), ci(0)};
+  st->value = load(t, {ci(0)});
+  auto let = lStmt(LStmt::Kind::Let);
+  let->var = "x";
+  let->value = ci(0);
+  let->body = st;
+  LoweredFunc inside{"f", op, TargetFamily::Cpu, lAlloc(t, let), {}};
+  CHECK_NOTHROW(verifyLoopIR(inside, true));
+  LoweredFunc outside{"f", op, TargetFamily::Cpu, lBlock({lAlloc(t, lBlock({})), let}), {}};
+  CHECK_THROWS_WITH_AS(verifyLoopIR(outside, true), doctest::Contains("load of tensor 't' not in scope"),
+                       InternalError);
+  LoweredFunc unlet{"f", op, TargetFamily::Cpu, lAlloc(t, lBlock({let, st})), {}};
+  CHECK_THROWS_WITH_AS(verifyLoopIR(unlet, true), doctest::Contains("unbound variable 'x'"), InternalError);
+}

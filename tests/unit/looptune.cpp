@@ -158,7 +158,7 @@ TEST_CASE("looptune: state vector of a known nest") {
 
 TEST_CASE("looptune: every action's result computes the op (random walks vs the interpreter)") {
   Fixture f;
-  int lanes = vectorLanes(hostTarget());
+  int lanes = vectorLanes(hostTarget().vectorBits);
   std::mt19937 rng(7);
   for (const char *op : {"mm", "rowmax", "conv", "scale"}) {
     TuneNest n = f.nest(op);
@@ -189,7 +189,7 @@ TEST_CASE("looptune: searches return legal, correct, no-worse schedules") {
   Fixture f;
   CpuTarget t = hostTarget();
   SearchLimits lim;
-  lim.vectorLanes = vectorLanes(t);
+  lim.vectorLanes = vectorLanes(t.vectorBits);
   lim.budgetSec = 0.3;
   for (const char *s : {"greedy1", "greedy2", "beam2dfs", "beam4bfs", "random"}) {
     Evaluator eval(jitGflops(t));

@@ -7,6 +7,8 @@
 #include "scheduler/Pipeline.h"
 #include "source_module.h"
 
+#include <fmt/format.h>
+
 #include <doctest/doctest.h>
 
 #include <sstream>
@@ -122,7 +124,7 @@ struct DiagFixture {
   DiagEngine diags{sm};
   DiagFixture() {
     std::string text;
-    for (int i = 1; i <= 40; ++i) text += "line " + std::to_string(i) + "\n";
+    for (int i = 1; i <= 40; ++i) text += fmt::format("line {}\n", i);
     sm.addFile("k.tk", text);
     diags.setStream(&out);
   }

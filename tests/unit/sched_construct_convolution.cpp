@@ -5,12 +5,16 @@
 // and their hot loops in tests/codegen.
 #include "source_module.h"
 #include "ir/IRRewrite.h"
-#include "scheduler/ConstructConvolution.h"
+#include "scheduler/cpu/ConstructConvolution.h"
 
 #include <doctest/doctest.h>
 
 using namespace tk;
 using namespace tk::ir;
+
+// The x86 AVX-512 and AVX2 instruction sets as their backend resolves them.
+const TargetDesc kAvx512{ir::TargetFamily::Cpu, 512, 32};
+const TargetDesc kAvx2{ir::TargetFamily::Cpu, 256, 16};
 
 namespace {
 
@@ -61,7 +65,7 @@ TEST_CASE("construct convolution: stdlib conv2d applies, other ops say why") {
 
 TEST_CASE("construct convolution: a unit-stride version behind a run-time test") {
   OpPtr conv = opFrom("import \"std/nn.tk\";\n", "conv2d");
-  KernelPtr k = constructConvolution(conv, chooseConvolutionTiles(512, 4));
+  KernelPtr k = constructConvolution(conv, chooseConvolutionTiles(kAvx512, 4));
   const MStmt *branch = nullptr; // the outermost `if`
   visitMStmt(k->body, [&](const MStmt &s) {
     if (s.kind == MStmt::Kind::If && !branch) branch = &s;
@@ -98,7 +102,7 @@ TEST_CASE("construct convolution: constant unit stride needs no version, tiles f
   OpPtr op = opFrom("op t(X: f32[N, C, H, W], Wt: f32[F, C, R, S]) -> O: f32[N, F, H - R + 1, W - S + 1] {\n"
                     "  O[n, f, y, x] = sum(c, r, s) (X[n, c, y + r, x + s] else 0) * Wt[f, c, r, s];\n}\n",
                     "t");
-  KernelPtr k = constructConvolution(op, chooseConvolutionTiles(512, 4));
+  KernelPtr k = constructConvolution(op, chooseConvolutionTiles(kAvx512, 4));
   // The one `if` is the flat pixel version's: R = S = 1 (then H - R + 1 is H).
   std::vector<Expr> conds;
   visitMStmt(k->body, [&](const MStmt &s) {
@@ -106,7 +110,7 @@ TEST_CASE("construct convolution: constant unit stride needs no version, tiles f
   });
   REQUIRE(conds.size() == 1);
   CHECK(printExpr(conds[0]) == "R == 1 && S == 1");
-  ConvolutionTiles z = chooseConvolutionTiles(512, 4), y = chooseConvolutionTiles(256, 4), d = chooseConvolutionTiles(512, 8);
+  ConvolutionTiles z = chooseConvolutionTiles(kAvx512, 4), y = chooseConvolutionTiles(kAvx2, 4), d = chooseConvolutionTiles(kAvx512, 8);
   CHECK(z.mr * (z.nr / 16) + z.nr / 16 + 1 <= 32);
   CHECK(z.nr == 64);
   CHECK(y.mr * (y.nr / 8) + y.nr / 8 + 1 <= 16);
@@ -120,7 +124,7 @@ TEST_CASE("construct convolution: 1x1 filters read flattened pixels") {
   OpPtr op = opFrom("op t(X: f32[N, C, H, W], Wt: f32[F, C, 1, 1]) -> O: f32[N, F, H, W] {\n"
                     "  O[n, f, y, x] = sum(c, r, s) (X[n, c, y + r, x + s] else 0) * Wt[f, c, r, s];\n}\n",
                     "t");
-  KernelPtr k = constructConvolution(op, chooseConvolutionTiles(512, 4));
+  KernelPtr k = constructConvolution(op, chooseConvolutionTiles(kAvx512, 4));
   bool branches = false;
   const MStmt *fma = nullptr;
   visitMStmt(k->body, [&](const MStmt &s) {
@@ -140,7 +144,7 @@ TEST_CASE("construct convolution: 1x1 filters read flattened pixels") {
                         "  O[f, x] = sum(c, s) (X[c, x + s] else 0) * Wt[f, c, s];\n}\n",
                         "t");
   bool flat = false;
-  visitMStmt(constructConvolution(conv1d, chooseConvolutionTiles(512, 4))->body, [&](const MStmt &s) {
+  visitMStmt(constructConvolution(conv1d, chooseConvolutionTiles(kAvx512, 4))->body, [&](const MStmt &s) {
     flat |= s.kind == MStmt::Kind::Store && printExpr(s.value).find(" % W") != std::string::npos;
   });
   CHECK_FALSE(flat);
@@ -153,7 +157,7 @@ TEST_CASE("construct convolution: each panel is zeroed right before its first ch
   OpPtr op = opFrom("op t(X: f32[N, C, H, W], Wt: f32[F, C, 1, 1]) -> O: f32[N, F, H, W] {\n"
                     "  O[n, f, y, x] = sum(c, r, s) (X[n, c, y + r, x + s] else 0) * Wt[f, c, r, s];\n}\n",
                     "t");
-  KernelPtr k = constructConvolution(op, chooseConvolutionTiles(512, 4));
+  KernelPtr k = constructConvolution(op, chooseConvolutionTiles(kAvx512, 4));
   const MStmt *first = nullptr, *rest = nullptr;
   visitMStmt(k->body, [&](const MStmt &s) {
     if (s.kind != MStmt::Kind::SeqFor) return;

@@ -3,14 +3,18 @@
 // partial register tiles, panels and k blocks, against the op's meaning.
 #include "sched_build.h"
 #include "sched_eval.h"
-#include "scheduler/ConstructSchedule.h"
-#include "scheduler/PackOperand.h"
+#include "scheduler/cpu/ConstructSchedule.h"
+#include "scheduler/cpu/PackOperand.h"
 
 #include <doctest/doctest.h>
 
 using namespace tk;
 using namespace tk::ir;
 using namespace tk::schedtest;
+
+// The x86 AVX-512 and AVX2 instruction sets as their backend resolves them.
+const TargetDesc kAvx512{ir::TargetFamily::Cpu, 512, 32};
+const TargetDesc kAvx2{ir::TargetFamily::Cpu, 256, 16};
 
 namespace {
 
@@ -34,7 +38,7 @@ double value(const std::string &name, size_t i) { return double((i * 5 + name[0]
 
 TEST_CASE("construct schedule: the capacity rule sizes the micro-kernel from the register file and L1") {
   construct::HardwareDesc hw = cpu(48 << 10, 1 << 20);
-  ContractionTiles t = chooseContractionTiles(hw, 512, 4);
+  ContractionTiles t = chooseContractionTiles(hw, kAvx512, 4);
   CHECK(t.mr == 6);  // 6 x 4 zmm accumulators + 4 operands + 1 broadcast = 29; 7 rows would need 33
   CHECK(t.nr == 64); // four vectors: a power of two
   CHECK(t.kc == 128); // the pair 128 x 70 f32 = 35 KiB fills <= 3/4 of 48 KiB; 256 would not
@@ -43,11 +47,11 @@ TEST_CASE("construct schedule: the capacity rule sizes the micro-kernel from the
   CHECK(t.ka == 512); // A packed 4 k blocks deep: 126 x 512 f32 = 252 KiB; 8 would not fit
   CHECK(t.kd == 2048); // one-panel version: B's 2048 x 64 f32 panel = 512 KiB = half of L2
   CHECK(t.streamBytes == 2 << 20); // outputs past both units' 1 MiB L2s stream
-  t = chooseContractionTiles(hw, 256, 4);
+  t = chooseContractionTiles(hw, kAvx2, 4);
   CHECK(t.nr == 32); // 16 ymm: 2 x 4 accumulators + 4 + 1 = 13
   CHECK(t.mr == 2);
   CHECK(t.kc == 256); // 256 x 34 f32 = 34 KiB fits 3/4 of 48 KiB; 512 would not
-  t = chooseContractionTiles(cpu(32 << 10, 256 << 10), 512, 8);
+  t = chooseContractionTiles(cpu(32 << 10, 256 << 10), kAvx512, 8);
   CHECK(t.nr == 32); // f64: 8 lanes x 4
   CHECK(t.kc == 64);  // 64 x 36 f64 = 18 KiB <= 24 KiB
   CHECK(t.mc == 126); // a quarter of 256 KiB holds 128 x 64 doubles: 21 whole 6-row tiles
@@ -64,15 +68,15 @@ TEST_CASE("construct schedule: a Gensor state gives the task tile, in whole regi
   s.tile[1] = {100, 200, 256};
   s.tile[2] = {16, 64, 64};
   s.tile[3] = {8, 40, 1};
-  ContractionTiles t = contractionTilesFromState(space, s, 512);
-  ContractionTiles rule = chooseContractionTiles(space.hw(), 512, 4);
+  ContractionTiles t = contractionTilesFromState(space, s, kAvx512);
+  ContractionTiles rule = chooseContractionTiles(space.hw(), kAvx512, 4);
   CHECK(t.mr == rule.mr);
   CHECK(t.nr == rule.nr);
   CHECK(t.kc == rule.kc);
   CHECK(t.mc == 102); // 100 rounded up to whole 6-row tiles
   CHECK(t.nc == 256); // 200 rounded up to 64-column tiles
   s.tile[1] = {4096, 4096, 512};
-  t = contractionTilesFromState(space, s, 512);
+  t = contractionTilesFromState(space, s, kAvx512);
   CHECK(t.mc * t.kc * 4 <= (1 << 20) / 4); // packed panels within a quarter of L2
   CHECK(t.nc * t.kc * 4 <= (1 << 20) / 4);
   CHECK(t.mc % t.mr == 0);
@@ -88,14 +92,14 @@ TEST_CASE("construct schedule: candidates are the capacity rule, then the Gensor
   opts.hw.levels[0].capacity = int64_t(1) << 34;
   opts.hw.levels[3].capacity = 2048;
   opts.shapes = {{"M", 1024}, {"K", 1024}, {"N", 1024}};
-  std::vector<ContractionTiles> c = contractionCandidates(*matmulOp(), opts, 512, 4);
+  std::vector<ContractionTiles> c = contractionCandidates(*matmulOp(), opts, kAvx512, 4);
   REQUIRE(!c.empty());
   CHECK(c.size() <= 4);
   construct::Space space(construct::buildLoopNest(*matmulOp(), opts.shapes), opts.hw);
   construct::GensorResult g = construct::runGensor(space, opts.gensor);
   REQUIRE(!g.ranked.empty());
-  CHECK(c.front() == chooseContractionTiles(opts.hw, 512, 4));
-  if (c.size() >= 2) CHECK(c[1] == contractionTilesFromState(space, g.ranked.front().state, 512));
+  CHECK(c.front() == chooseContractionTiles(opts.hw, kAvx512, 4));
+  if (c.size() >= 2) CHECK(c[1] == contractionTilesFromState(space, g.ranked.front().state, kAvx512));
   for (size_t a = 0; a < c.size(); ++a)
     for (size_t b = a + 1; b < c.size(); ++b) CHECK(!(c[a] == c[b]));
   // --rank=measure: the fastest by the timing function wins; ties keep the
@@ -103,11 +107,11 @@ TEST_CASE("construct schedule: candidates are the capacity rule, then the Gensor
   size_t calls = 0;
   opts.measure = [&](const KernelPtr &) { return ++calls == 2 ? 0.5 : 1.0; };
   opts.measureTopK = 4;
-  KernelPtr k = constructContraction(matmulOp(), opts, 512);
+  KernelPtr k = constructContraction(matmulOp(), opts, kAvx512);
   CHECK(calls == (c.size() > 1 ? c.size() : 0));
   if (c.size() >= 2) CHECK(printKernel(*k) == printKernel(*constructSchedule(matmulOp(), c[1])));
   opts.measure = [](const KernelPtr &) { return 1.0; };
-  CHECK(printKernel(*constructContraction(matmulOp(), opts, 512)) == printKernel(*constructSchedule(matmulOp(), c[0])));
+  CHECK(printKernel(*constructContraction(matmulOp(), opts, kAvx512)) == printKernel(*constructSchedule(matmulOp(), c[0])));
 }
 
 TEST_CASE("construct schedule: applies to matmul, not to other statements") {

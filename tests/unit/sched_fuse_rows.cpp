@@ -5,7 +5,7 @@
 #include "source_module.h"
 #include "sched_build.h"
 #include "scheduler/DefaultSchedule.h"
-#include "scheduler/FuseRows.h"
+#include "scheduler/cpu/FuseRows.h"
 
 #include <doctest/doctest.h>
 

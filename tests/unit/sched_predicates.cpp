@@ -4,7 +4,7 @@
 // runs in the loop-IR evaluator, which throws on an out-of-bounds access.
 #include "sched_build.h"
 #include "sched_eval.h"
-#include "scheduler/ConstructConvolution.h"
+#include "scheduler/cpu/ConstructConvolution.h"
 #include "scheduler/Pipeline.h"
 
 #include <doctest/doctest.h>
@@ -12,6 +12,9 @@
 using namespace tk;
 using namespace tk::ir;
 using namespace tk::schedtest;
+
+// The x86 AVX-512 and AVX2 instruction sets as their backend resolves them.
+const TargetDesc kAvx512{ir::TargetFamily::Cpu, 512, 32};
 
 namespace {
 
@@ -148,7 +151,7 @@ TEST_CASE("predicates: a flattened pixel pair is one guard, a blocked channel no
       "op conv(X: f32[N, C, H, W], Wt: f32[F, C, 1, 1]) -> O: f32[N, F, H, W] {\n"
       "  O[n, f, y, x] = sum(c, r, s) (X[n, c, y + r, x + s] else 0) * Wt[f, c, r, s];\n}\n");
   OpPtr op = m.ops.at(0);
-  std::string text = printLoweredFunc(lowerOne(op, constructConvolution(op, chooseConvolutionTiles(512, 4))));
+  std::string text = printLoweredFunc(lowerOne(op, constructConvolution(op, chooseConvolutionTiles(kAvx512, 4))));
   CHECK(text.find("X[n, c + cb * 64, (pb * 64 + xx) / W, (pb * 64 + xx) % W] when") != std::string::npos);
   CHECK(text.find("pb * 64 + xx < H * W") != std::string::npos);
   CHECK(text.find("/ W < H") == std::string::npos);

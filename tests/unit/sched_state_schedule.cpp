@@ -7,8 +7,8 @@
 #include "ir/Interpreter.h"
 #include "sched_build.h"
 #include "sched_eval.h"
-#include "scheduler/ConstructSchedule.h"
-#include "scheduler/StateSchedule.h"
+#include "scheduler/cpu/ConstructSchedule.h"
+#include "scheduler/cpu/StateSchedule.h"
 #include "scheduler/construct/Baselines.h"
 
 #include <doctest/doctest.h>
@@ -20,6 +20,9 @@
 using namespace tk;
 using namespace tk::ir;
 using namespace tk::schedtest;
+
+// The x86 AVX-512 and AVX2 instruction sets as their backend resolves them.
+const TargetDesc kAvx512{ir::TargetFamily::Cpu, 512, 32};
 
 namespace {
 
@@ -125,7 +128,7 @@ TEST_CASE("state schedule: every top_results and baseline state builds an exact 
       CAPTURE(r.state.str());
       checkKernel(stateSchedule(op, space, r.state), c.run);
       if (constructScheduleApplies(*op))
-        checkKernel(constructSchedule(op, contractionTilesFromState(space, r.state, 512)), c.run);
+        checkKernel(constructSchedule(op, contractionTilesFromState(space, r.state, kAvx512)), c.run);
     }
   }
 }

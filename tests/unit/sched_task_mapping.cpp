@@ -7,6 +7,8 @@
 #include "scheduler/CheckTaskMappings.h"
 #include "scheduler/LowerTaskMappings.h"
 
+#include <fmt/format.h>
+
 #include <doctest/doctest.h>
 
 #include <set>
@@ -45,7 +47,7 @@ TEST_CASE("task mapping: worker count, task shape and text of Hidet's example") 
 
 TEST_CASE("task mapping: worker 0 of Hidet's example runs rows {0..3, 16..19}") {
   MappingTasks t = mappingTasks(hidetTile(), ci(0), [](size_t a, size_t d) {
-    return std::string(d ? "c" : "r") + std::to_string(a);
+    return fmt::format("{}{}", d ? "c" : "r", a);
   });
   REQUIRE(t.loops.size() == 4);
   std::set<int64_t> rows;

@@ -6,6 +6,8 @@
 #include "scheduler/Presburger.h"
 #include "source_module.h"
 
+#include <fmt/format.h>
+
 #include <doctest/doctest.h>
 
 using namespace tk;
@@ -39,7 +41,7 @@ std::string check(const std::string &mapping, const std::string &body, const std
 
 const std::string kAdd = "Z[i, j] = X[i, j] + Y[i, j];";
 
-Expr dim(int k) { return var("@" + std::to_string(k), VarKind::Loop); }
+Expr dim(int k) { return var(fmt::format("@{}", k), VarKind::Loop); }
 
 } // namespace
 

@@ -1,5 +1,5 @@
 /* tkrt_check_writes: the report of `tkc --check-mappings`
- * (scheduler/InstrumentMappingChecks.h). The generated code records who
+ * (scheduler/cpu/InstrumentMappingChecks.h). The generated code records who
  * stored each element of an output in a side buffer and calls this at
  * function exit; it lists the elements never written and those two workers
  * of one parallel loop both wrote (a data race) on stderr, and returns the

@@ -1,0 +1,18 @@
+// HostHardware: the description of the CPU tkc runs on, for `--hw=host` (and
+// no --hw). Probing the machine is the driver's job: the scheduler only
+// parses and uses HardwareDesc values, so what it decides depends on its
+// inputs alone.
+#pragma once
+#include "scheduler/construct/HardwareDesc.h"
+
+namespace tk::driver {
+
+// The CPU this process runs on: caches from sysfs
+// (/sys/devices/system/cpu/cpu0/cache/index*/), cores from sysconf, vector
+// width from cpuid. Compute and bandwidth figures are estimates from the
+// ISA (2 FMA units per core at 3 GHz; 10 GB/s of DRAM bandwidth per core)
+// because nothing is measured at compile time. Never fails: a level sysfs
+// does not describe gets a typical figure.
+construct::HardwareDesc detectHostHardware();
+
+} // namespace tk::driver

@@ -1,0 +1,375 @@
+#include "scheduler/cpu/ConstructSchedule.h"
+
+#include "ir/Simplify.h"
+#include "scheduler/FreshNames.h"
+#include "scheduler/cpu/PackOperand.h"
+#include "scheduler/cpu/PrefetchPanels.h"
+#include "scheduler/Refusal.h"
+#include "scheduler/construct/Gensor.h"
+
+#include <algorithm>
+
+namespace tk {
+using namespace ir;
+
+namespace {
+
+// The statement's two factors, X (ignores j) first.
+std::pair<Expr, Expr> factors(const Assign &a) {
+  const Expr &prod = a.value->args[0];
+  const std::string &j = a.vars.back().name;
+  if (mentionsVar(prod->args[0], j)) return {prod->args[1], prod->args[0]};
+  return {prod->args[0], prod->args[1]};
+}
+
+Expr loopVar(const std::string &n) { return var(n, VarKind::Loop); }
+
+// if (cond) { thenS } else { elseS }, or the one version a constant `cond`
+// (after simplification) takes.
+MStmtPtr versions(const Expr &cond, MStmtPtr thenS, MStmtPtr elseS, SourceLoc loc) {
+  Expr c = simplify(cond);
+  if (c->kind == ExprKind::BoolImm) return c->intValue ? thenS : elseS;
+  return mIf(c, std::move(thenS), std::move(elseS), loc);
+}
+
+// How deep X's packed block goes: kc times the largest power of two up to 8
+// whose mc x ka block fits `budget` bytes. A task reads each row of X in
+// runs of ka elements; at ka = kc = 128 a run is 8 cache lines of a new
+// page, too short for the hardware prefetcher, and packing X took 38% of
+// a 16384 x 1024 x 64 matmul on one core. Measured there (2 threads):
+// 200, 223, 240 and 254 GFLOP/s at ka = 128, 256, 512 and 1024, with
+// 1024^3 unchanged within noise.
+int64_t packedDepthOfX(const ContractionTiles &t, int64_t budget, int64_t elemBytes) {
+  int64_t f = 1;
+  while (f < 8 && t.mc * t.kc * (2 * f) * elemBytes <= budget) f *= 2;
+  return f * t.kc;
+}
+
+// How deep the one-panel version's k blocks go (ContractionTiles::kd): kc
+// times the largest power of two whose kd x nr panel of Y fits `budget`
+// bytes. Its tasks read each row of X in runs of kd elements; at
+// 16384 x 1024 x 64 (2 threads), kd = 256 ran at 272 GFLOP/s and
+// kd = 1024 at 305, against 243 with X packed.
+int64_t directDepth(const ContractionTiles &t, int64_t budget, int64_t elemBytes) {
+  int64_t kd = t.kc;
+  while (2 * kd * t.nr * elemBytes <= budget) kd *= 2;
+  return kd;
+}
+
+} // namespace
+
+ContractionTiles chooseContractionTiles(const construct::HardwareDesc &hw, const TargetDesc &target, int elemBytes) {
+  ContractionTiles t;
+  int64_t lanes = std::max(1, target.vectorBits / (8 * elemBytes));
+  int64_t regs = target.vectorRegisters;
+  // Four vectors per row: nr is then a power of two (64 f32 lanes on
+  // AVX-512), so power-of-two widths split into whole, unmasked panels.
+  const int64_t rowVectors = 4;
+  t.nr = lanes * rowVectors;
+  // mr: as many rows as the register file holds (6 with 32 zmm: 24
+  // accumulators; 2 with 16 ymm). In isolation, with its panels in L1, the
+  // 6 x 64 tile ran at 96% of the FMA peak here and the 4 x 64 one at 85%:
+  // 16 accumulators do not hide the broadcast loads.
+  t.mr = 1;
+  while ((t.mr + 1) * rowVectors + rowVectors + 1 <= regs) ++t.mr;
+  size_t unit = construct::unitLevel(hw), l1 = unit + 1 < hw.levels.size() ? unit + 1 : unit;
+  int64_t l1Bytes = hw.unitCapacity(l1), l2Bytes = hw.unitCapacity(unit);
+  t.kc = 16;
+  // kc: the largest power of two whose micro-panel pair (kc x (mr + nr))
+  // fills at most three quarters of L1, leaving room for C's rows.
+  while (t.kc < 512 && 2 * t.kc * (t.mr + t.nr) * elemBytes * 4 <= 3 * l1Bytes) t.kc *= 2;
+  int64_t quarter = l2Bytes / 4;
+  t.mc = std::max(t.mr, std::min<int64_t>(128, quarter / (t.kc * elemBytes)) / t.mr * t.mr);
+  t.nc = std::max(t.nr, std::min<int64_t>(8 * t.nr, quarter / (t.kc * elemBytes)) / t.nr * t.nr);
+  t.ka = packedDepthOfX(t, quarter, elemBytes);
+  t.kd = directDepth(t, l2Bytes / 2, elemBytes);
+  // An output larger than all the cores' private caches together is
+  // evicted before anything reads it, so a tile that writes its elements
+  // once stores them around the caches: no read for ownership, no
+  // write-back. Measured (2 threads, 2 x 2 MiB of L2; f32): 4096 x 64 x
+  // 4096 +16%, 2048 x 64 x 2048 +8%, 1024 x 64 x 1024 (4 MiB) +6%, but
+  // 512 x 64 x 512 (1 MiB, kept in L2 between calls) -5%.
+  t.streamBytes = int64_t(hw.units) * l2Bytes;
+  return t;
+}
+
+ContractionTiles contractionTilesFromState(const construct::Space &space, const construct::ETIR &s, const TargetDesc &target) {
+  const construct::LoopNest &nest = space.nest();
+  size_t reg = space.levels() - 1, l1 = std::max<size_t>(reg - 1, 1);
+  size_t unit = std::min(construct::unitLevel(space.hw()), l1);
+  size_t k = nest.dims.size() - 1, j = k - 1, i = k - 2;
+  auto roundUp = [](int64_t v, int64_t m) { return (std::max<int64_t>(v, 1) + m - 1) / m * m; };
+  int64_t eb = nest.elemBytes, quarter = space.hw().unitCapacity(unit) / 4;
+  // The micro-kernel (register tile, kc) stays the capacity rule's: Roller's
+  // traffic model, which Gensor inherits, does not value accumulators kept
+  // in registers along k, and its register/L1 tiles for a 1024^3 matmul
+  // (8 x 16, k 4) measured 4.5x slower than the rule's.
+  ContractionTiles t = chooseContractionTiles(space.hw(), target, int(eb));
+  // The task of one core: the state's tile at the first per-core level, in
+  // whole register tiles, its packed panels within a quarter of the level.
+  t.mc = roundUp(s.tile[unit][i], t.mr);
+  t.nc = roundUp(s.tile[unit][j], t.nr);
+  while (t.mc > t.mr && t.mc * t.kc * eb > quarter) t.mc = roundUp(t.mc / 2, t.mr);
+  while (t.nc > t.nr && t.nc * t.kc * eb > quarter) t.nc = roundUp(t.nc / 2, t.nr);
+  t.ka = packedDepthOfX(t, quarter, eb);
+  return t;
+}
+
+std::vector<ContractionTiles> contractionCandidates(const Op &op, const construct::ConstructOptions &opts,
+                                                    const TargetDesc &target, size_t limit) {
+  construct::Space space(construct::buildLoopNest(op, opts.shapes), opts.hw);
+  construct::GensorResult g = construct::runGensor(space, opts.gensor);
+  // The capacity rule's blocking comes first: it is the default (measured
+  // faster than Gensor's first state on every square matmul here), and
+  // --rank=measure times it against the states' task tiles.
+  std::vector<ContractionTiles> out{chooseContractionTiles(opts.hw, target, space.nest().elemBytes)};
+  for (const construct::Ranked &r : g.ranked) {
+    if (out.size() >= limit) break;
+    ContractionTiles t = contractionTilesFromState(space, r.state, target);
+    if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+  }
+  return out;
+}
+
+KernelPtr constructContraction(const OpPtr &op, const construct::ConstructOptions &opts, const TargetDesc &target) {
+  std::vector<ContractionTiles> cands =
+      contractionCandidates(*op, opts, target, opts.measure ? std::max<size_t>(opts.measureTopK, 1) : 1);
+  KernelPtr best = constructSchedule(op, cands.front());
+  if (!opts.measure || cands.size() == 1) return best;
+  double bestSec = opts.measure(best);
+  for (size_t c = 1; c < cands.size(); ++c) {
+    KernelPtr k = constructSchedule(op, cands[c]);
+    // Strictly faster only: a tie keeps the candidate the estimate prefers,
+    // so the choice is deterministic up to timing noise.
+    if (double sec = opts.measure(k); sec < bestSec) bestSec = sec, best = k;
+  }
+  return best;
+}
+
+bool constructScheduleApplies(const Op &op, std::string *reason) {
+  if (op.body.size() != 1 || !op.intermediates.empty())
+    return refuse(reason, "the op has more than one statement");
+  const Assign &a = op.body[0];
+  if (a.vars.size() < 2) return refuse(reason, "the output has rank < 2");
+  if (a.target->dtype != ScalarType::F32 && a.target->dtype != ScalarType::F64)
+    return refuse(reason, "the output is not f32 or f64");
+  const Expr &v = a.value;
+  if (v->kind != ExprKind::Reduce || v->reduceOp != ReduceOp::Sum || v->rvars.size() != 1)
+    return refuse(reason, "the value is not a sum over one reduction variable");
+  const Expr &prod = v->args[0];
+  if (prod->kind != ExprKind::Binary || prod->binOp != BinOp::Mul)
+    return refuse(reason, "the summand is not a product");
+  for (const Expr &f : prod->args) {
+    if (f->kind != ExprKind::Load || f->type != a.target->dtype)
+      return refuse(reason, "a factor is not an element of a tensor of the output's type");
+    if (f->tensor == a.target) return refuse(reason, "a factor reads the output");
+  }
+  auto [x, y] = factors(a);
+  const std::string &i = a.vars[a.vars.size() - 2].name, &j = a.vars.back().name;
+  if (mentionsVar(x, j)) return refuse(reason, "both factors depend on the innermost output index");
+  if (mentionsVar(y, i)) return refuse(reason, "the factor along the innermost index also depends on the row index");
+  return true;
+}
+
+namespace {
+
+// The kernel's body for blocking t (see constructSchedule). With `direct`,
+// the tasks read X in place instead of packing it (the one-panel version).
+MStmtPtr contractionBody(const Op &op, const ContractionTiles &t, bool direct, FreshNames &fresh) {
+  const Assign &a = op.body[0];
+  SourceLoc loc = a.loc;
+  size_t rank = a.vars.size();
+  const IndexVar &iv = a.vars[rank - 2], &jv = a.vars[rank - 1], &kv = a.value->rvars[0];
+  std::string bi = fresh("bi"), bj = fresh("bj"), kb = fresh("kb"), ir = fresh("ir"), jr = fresh("jr"),
+              kk = fresh("kk"), r = fresh("r"), jj = fresh("jj");
+
+  // Batch dimensions keep their names as worker variables.
+  std::vector<std::pair<std::string, Expr>> batch;
+  std::vector<std::string> workers;
+  std::vector<Expr> spatial;
+  for (size_t d = 0; d + 2 < rank; ++d) {
+    batch.push_back({a.vars[d].name, loopVar(a.vars[d].name)});
+    workers.push_back(a.vars[d].name);
+    spatial.push_back(a.vars[d].extent);
+  }
+  workers.insert(workers.end(), {bi, bj});
+  spatial.push_back(ceilDiv(iv.extent, intImm(t.mc)));
+  spatial.push_back(ceilDiv(jv.extent, intImm(t.nc)));
+
+  Expr rowBase = mul(loopVar(bi), intImm(t.mc)), colBase = mul(loopVar(bj), intImm(t.nc));
+  // A's blocks may be deeper than B's: ka = a multiple of kc.
+  int64_t ka = std::max<int64_t>(t.ka / t.kc, 1) * t.kc;
+  bool deepA = ka > t.kc;
+  std::string kaV = fresh("ka");
+  Expr aBase = mul(loopVar(deepA ? kaV : kb), intImm(ka));
+  Expr depthBase = deepA ? add(aBase, mul(loopVar(kb), intImm(t.kc))) : aBase;
+  auto outIndex = [&](Expr row, Expr col) {
+    std::vector<Expr> idx;
+    for (const auto &b : batch) idx.push_back(b.second);
+    idx.push_back(simplify(add(rowBase, row)));
+    idx.push_back(simplify(add(colBase, col)));
+    return idx;
+  };
+
+  // Live panels and depth rows: a tile sticking out of a small tensor
+  // packs and multiplies only what it will store.
+  Expr liveDepth = simplify(binary(BinOp::Min, intImm(t.kc), sub(kv.extent, depthBase)));
+  // A task always has at least one live panel, so a one-panel task needs
+  // no min (whose symbolic form the write-conflict check cannot bound).
+  auto live = [](int64_t panels, Expr left) {
+    return panels == 1 ? intImm(1) : simplify(binary(BinOp::Min, intImm(panels), left));
+  };
+  Expr liveRows = live(t.mc / t.mr, ceilDiv(sub(iv.extent, rowBase), intImm(t.mr)));
+  Expr liveCols = live(t.nc / t.nr, ceilDiv(sub(jv.extent, colBase), intImm(t.nr)));
+
+  auto [x, y] = factors(a);
+  Expr rowIdx = add(mul(loopVar(ir), intImm(t.mr)), loopVar(r));
+  PackedOperand xp; // none when X is read in place
+  Expr xv = substitute(substitute(x, batch), {{iv.name, add(rowBase, rowIdx)}, {kv.name, add(depthBase, loopVar(kk))}});
+  if (!direct) {
+    Expr aLive = simplify(binary(BinOp::Min, intImm(ka), sub(kv.extent, aBase)));
+    PanelSpec xs{fresh("packed_" + x->tensor->name), t.mc / t.mr, ka, t.mr, iv.name, rowBase, kv.name, aBase,
+                 liveRows, aLive, {fresh("p"), fresh("d"), fresh("w")}};
+    xp = packPanels(substitute(x, batch), xs, loc);
+    xv = loadPanel(xp, loopVar(ir), deepA ? add(mul(loopVar(kb), intImm(t.kc)), loopVar(kk)) : loopVar(kk), loopVar(r));
+  }
+  PanelSpec ys{fresh("packed_" + y->tensor->name), t.nc / t.nr, t.kc, t.nr, jv.name, colBase, kv.name, depthBase,
+               liveCols, liveDepth, {fresh("p"), fresh("d"), fresh("w")}};
+  PackedOperand yp = packPanels(substitute(y, batch), ys, loc);
+  bool xFirst = sameExpr(a.value->args[0]->args[0], x);
+  Expr colIdx = add(mul(loopVar(jr), intImm(t.nr)), loopVar(jj));
+
+  // The tasks, reading Y's panels through `yv` (a load of the panel
+  // element for jr, kk, jj) and packing them first with `yCopy` (if any).
+  // `step`: the prefetches each k step issues before the tile.
+  auto tasks = [&](const Expr &yv, const MStmtPtr &yAlloc, const MStmtPtr &yCopy, std::vector<MStmtPtr> step) {
+    // The register tile: T[.., r, jj] += Xp[ir, kk, r] * Yp[jr, kk, jj].
+    MStmtPtr fma = mStore(a.target, outIndex(rowIdx, colIdx), xFirst ? mul(xv, yv) : mul(yv, xv), AccumOp::Add, loc);
+    auto overTile = [&](MStmtPtr store) {
+      return mMapFor({r, jj}, MappingAtom::Kind::Repeat, {intImm(t.mr), intImm(t.nr)}, std::nullopt, store, loc);
+    };
+    MStmtPtr tile = overTile(fma);
+    step.push_back(tile);
+    MStmtPtr kLoop = seqFor(kk, liveDepth, step.size() == 1 ? tile : mBlock(step, loc), loc);
+    // The first depth block's tiles start from zero: the register tile then
+    // keeps its accumulators from a constant (x86: tileInitialValue) and
+    // never reads C, where zeroing the task's output first cost a pass over
+    // it (28% of a 4096 x 64 x 4096 matmul on one core, in memset).
+    MStmtPtr zero = overTile(mStore(a.target, outIndex(rowIdx, colIdx), floatImm(0, a.target->dtype), AccumOp::None, loc));
+    Expr first = binary(BinOp::EQ, loopVar(kb), intImm(0));
+    if (deepA) first = conjoin(binary(BinOp::EQ, loopVar(kaV), intImm(0)), first);
+    MStmtPtr firstBlock = mBlock({zero, kLoop}, loc);
+    if (t.streamBytes > 0) {
+      // With a single k block the first block's tile is the only writer
+      // of its elements; a large output then bypasses the caches.
+      auto streamed = std::make_shared<MStmt>(*fma);
+      streamed->stream = true;
+      Expr onlyBlock = binary(BinOp::LE, kv.extent, intImm(t.kc));
+      Expr bytes = intImm(scalarTypeBytes(a.target->dtype));
+      for (const Expr &d : a.target->shape) bytes = mul(bytes, d);
+      Expr large = binary(BinOp::GE, bytes, intImm(t.streamBytes));
+      firstBlock = versions(conjoin(onlyBlock, large), mBlock({zero, seqFor(kk, liveDepth, overTile(streamed), loc)}, loc),
+                            firstBlock, loc);
+    }
+    MStmtPtr rowPanel = mIf(first, firstBlock, kLoop, loc);
+    // ir inside jr: one B micro-panel (kc x nr, sized for L1) serves every
+    // row panel of the task before the next is touched.
+    MStmtPtr compute = seqFor(jr, liveCols, seqFor(ir, liveRows, rowPanel, loc), loc);
+    std::vector<MStmtPtr> perBlock{compute};
+    if (!deepA && xp.copy) perBlock.insert(perBlock.begin(), xp.copy);
+    if (yCopy) perBlock.insert(perBlock.begin(), yCopy);
+    MStmtPtr kBlocks;
+    // At least one block of each, so that an empty reduction (K = 0) still
+    // runs the first block's tiles, which store the zeros.
+    auto atLeastOne = [](Expr e) { return simplify(binary(BinOp::Max, intImm(1), e)); };
+    if (deepA) {
+      Expr subBlocks = atLeastOne(binary(BinOp::Min, intImm(ka / t.kc), ceilDiv(sub(kv.extent, aBase), intImm(t.kc))));
+      kBlocks = seqFor(kaV, atLeastOne(ceilDiv(kv.extent, intImm(ka))),
+                       mBlock({xp.copy, seqFor(kb, subBlocks, mBlock(perBlock, loc), loc)}, loc), loc);
+    } else {
+      kBlocks = seqFor(kb, atLeastOne(ceilDiv(kv.extent, intImm(t.kc))), mBlock(perBlock, loc), loc);
+    }
+    std::vector<MStmtPtr> task{kBlocks};
+    if (yAlloc) task.insert(task.begin(), yAlloc);
+    if (xp.alloc) task.insert(task.begin(), xp.alloc);
+    return mMapFor(workers, MappingAtom::Kind::Spatial, spatial, WorkerKind::Cores, mBlock(task, loc), loc);
+  };
+  // The per-task copy of each block of Y stalls on DRAM with no FMA
+  // running (half of a 16 x 4096 x 4096 run): the tiles fetch the next
+  // block as they go. Not in the one-panel version: its one kd-deep block
+  // of Y usually covers K, and the prefetch's registers made its tiles of
+  // strided rows spill.
+  std::vector<MStmtPtr> ahead;
+  if (!direct)
+    ahead = nextBlockPrefetches(substitute(y, batch), jv, kv, add(add(depthBase, intImm(t.kc)), loopVar(kk)),
+                                add(colBase, mul(loopVar(jr), intImm(t.nr))), loopVar(ir), t.nr, loc);
+  MStmtPtr perTask = tasks(loadPanel(yp, loopVar(jr), loopVar(kk), loopVar(jj)), yp.alloc, yp.copy, ahead);
+
+  // With more than one row task per column block, every one of them would
+  // pack the same kc x nc blocks of Y again (M / mc times in all). Y is
+  // then packed once per call, in parallel, into whole panels shared by all
+  // tasks: S[b.., panel, k, lane] with the batch indices Y depends on. A
+  // task reads its kc x nr micro-panels there, contiguous and cache-line
+  // aligned, as it read its own copy.
+  std::vector<std::string> sWorkers;
+  std::vector<Expr> sSpatial, sLead, sShape;
+  for (size_t d = 0; d + 2 < rank; ++d)
+    if (mentionsVar(y, a.vars[d].name)) {
+      sWorkers.push_back(a.vars[d].name);
+      sSpatial.push_back(a.vars[d].extent);
+      sLead.push_back(loopVar(a.vars[d].name));
+    }
+  Expr panels = simplify(ceilDiv(jv.extent, intImm(t.nr)));
+  sShape = sSpatial;
+  sShape.insert(sShape.end(), {panels, kv.extent, intImm(t.nr)});
+  TensorPtr shared = scratchTensor(fresh("shared_" + y->tensor->name), y->type, sShape, Scope::Global, loc);
+  std::string sp = fresh("sp"), sk = fresh("sk"), sd = fresh("sd"), sw = fresh("sw");
+  Expr sDepth = add(mul(loopVar(sk), intImm(t.kc)), loopVar(sd));
+  std::vector<Expr> sIdx = sLead;
+  sIdx.insert(sIdx.end(), {loopVar(sp), sDepth, loopVar(sw)});
+  Expr sValue = substitute(substitute(y, batch), {{jv.name, add(mul(loopVar(sp), intImm(t.nr)), loopVar(sw))}, {kv.name, sDepth}});
+  MStmtPtr sRow = mMapFor({sw}, MappingAtom::Kind::Repeat, {intImm(t.nr)}, std::nullopt,
+                          mStore(shared, sIdx, sValue, AccumOp::None, loc), loc);
+  Expr sLive = simplify(binary(BinOp::Min, intImm(t.kc), sub(kv.extent, mul(loopVar(sk), intImm(t.kc)))));
+  sWorkers.insert(sWorkers.end(), {sp, sk});
+  sSpatial.insert(sSpatial.end(), {panels, simplify(ceilDiv(kv.extent, intImm(t.kc)))});
+  MStmtPtr sPack = mMapFor(sWorkers, MappingAtom::Kind::Spatial, sSpatial, WorkerKind::Cores,
+                           seqFor(sd, sLive, sRow, loc), loc);
+  Expr panel = simplify(add(mul(loopVar(bj), intImm(t.nc / t.nr)), loopVar(jr)));
+  Expr depth = simplify(add(depthBase, loopVar(kk)));
+  std::vector<Expr> yIdx = sLead;
+  yIdx.insert(yIdx.end(), {panel, depth, loopVar(jj)});
+  // Row panel 0 reads each micro-panel of the shared copy from memory:
+  // the tiles fetch the next one as they go (2048^3: +3 to +9%).
+  std::vector<MStmtPtr> sAhead;
+  if (!direct) sAhead = nextPanelPrefetches(shared, sLead, panel, depth, loopVar(ir), t.nr, loc);
+  MStmtPtr sharedTasks = mBlock({mAlloc(shared, loc), sPack, tasks(load(shared, yIdx), nullptr, nullptr, sAhead)}, loc);
+
+  return versions(binary(BinOp::GT, iv.extent, intImm(t.mc)), sharedTasks, perTask, loc);
+}
+
+} // namespace
+
+KernelPtr constructSchedule(const OpPtr &op, const ContractionTiles &t) {
+  std::string why;
+  if (!constructScheduleApplies(*op, &why)) throw InternalError("constructSchedule: " + why);
+  const Assign &a = op->body[0];
+  FreshNames fresh(*op, a);
+  MStmtPtr body = contractionBody(*op, t, false, fresh);
+  if (t.kd > 0) {
+    // One column panel (N <= nr): each element of X serves one register
+    // tile only, so packing it buys no reuse. The tasks read X in place in
+    // runs of kd, a whole row of X for most K, which the prefetcher
+    // follows; Y's kd x nr panel stays in L2.
+    ContractionTiles d = t;
+    d.kc = d.ka = t.kd;
+    d.nc = t.nr;
+    Expr onePanel = simplify(binary(BinOp::LE, a.vars.back().extent, intImm(t.nr)));
+    // A constant N > nr needs no such version, so it is not built.
+    if (onePanel->kind != ExprKind::BoolImm || onePanel->intValue)
+      body = versions(onePanel, contractionBody(*op, d, true, fresh), body, a.loc);
+  }
+  return synthesizedKernel(op, TargetFamily::Cpu, mBlock({body}, op->loc));
+}
+
+} // namespace tk

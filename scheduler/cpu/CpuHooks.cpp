@@ -1,0 +1,72 @@
+// The cpu target's pipeline hooks (scheduler/TargetHooks.h): packed
+// contraction and convolution kernels, row fusion of default schedules,
+// sync placement, scalar specialization, strided-row deinterleaving and the
+// run-time mapping sanitizer.
+#include "scheduler/cpu/CpuHooks.h"
+
+#include "ir/Module.h"
+#include "scheduler/cpu/CheckBarriers.h"
+#include "scheduler/cpu/ConstructConvolution.h"
+#include "scheduler/cpu/ConstructSchedule.h"
+#include "scheduler/cpu/DeinterleaveStridedRows.h"
+#include "scheduler/cpu/FuseRows.h"
+#include "scheduler/cpu/InstrumentMappingChecks.h"
+#include "scheduler/cpu/SpecializeScalars.h"
+
+namespace tk {
+using namespace ir;
+
+namespace {
+
+class CpuHooks final : public TargetHooks {
+public:
+  KernelPtr constructKernel(const OpPtr &op, PassContext &ctx) const override {
+    const PipelineOptions &opts = ctx.options();
+    if (!opts.construct || !opts.constructContractions) return nullptr;
+    KernelPtr k;
+    if (constructScheduleApplies(*op)) {
+      k = constructContraction(op, *opts.construct, opts.target);
+      ctx.kernelStep("ConstructSchedule", *k);
+    } else if (constructConvolutionApplies(*op)) {
+      int bytes = scalarTypeBytes(op->body[0].target->dtype);
+      k = constructConvolution(op, chooseConvolutionTiles(opts.target, bytes));
+      ctx.kernelStep("ConstructConvolution", *k);
+    }
+    return k;
+  }
+
+  KernelPtr fuseDefault(const KernelPtr &k, PassContext &ctx) const override {
+    KernelPtr rows = fuseRows(k);
+    if (rows != k) ctx.kernelStep("FuseRows", *rows);
+    return rows;
+  }
+
+  bool checkKernel(const Kernel &k, PassContext &ctx) const override { return checkBarriers(k, ctx.diags()); }
+
+  LoweredFunc beforeVersioning(LoweredFunc f, PassContext &ctx) const override {
+    f = specializeScalars(f);
+    ctx.funcStep("SpecializeScalars", f);
+    return f;
+  }
+
+  LoweredFunc afterPartitioning(LoweredFunc f, PassContext &ctx) const override {
+    f = deinterleaveStridedRows(f);
+    ctx.funcStep("DeinterleaveStridedRows", f);
+    return f;
+  }
+
+  LoweredFunc instrumentMappings(LoweredFunc f, PassContext &ctx) const override {
+    f = instrumentMappingChecks(f);
+    ctx.funcStep("InstrumentMappingChecks", f);
+    return f;
+  }
+};
+
+} // namespace
+
+const TargetHooks &cpuHooks() {
+  static const CpuHooks hooks;
+  return hooks;
+}
+
+} // namespace tk

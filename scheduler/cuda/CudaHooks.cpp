@@ -1,0 +1,45 @@
+// The cuda target's pipeline hooks (scheduler/TargetHooks.h): the
+// host/device split of every function, under the launch limits of the
+// hardware description in effect.
+#include "scheduler/cuda/CudaHooks.h"
+
+#include "scheduler/construct/FillHoles.h"
+#include "scheduler/cuda/FormKernelLaunches.h"
+
+namespace tk {
+using namespace ir;
+
+namespace {
+
+// From the cuda hardware description (--hw) where it has them: the
+// capacity of the level holding `shared` tensors and the register limits; else the 48 KiB
+// every architecture allows without opting in, and 255 / 65536 registers.
+LaunchLimits launchLimits(const PipelineOptions &opts) {
+  LaunchLimits l;
+  if (!opts.construct || opts.construct->hw.family != TargetFamily::Cuda) return l;
+  const construct::HardwareDesc &hw = opts.construct->hw;
+  if (const construct::MemLevel *m = hw.levelFor(Scope::Shared); m && m->capacity > 0) l.sharedBytes = m->capacity;
+  if (hw.maxRegistersPerThread > 0) l.registersPerThread = hw.maxRegistersPerThread;
+  if (hw.registersPerUnit > 0) l.registersPerBlock = hw.registersPerUnit;
+  return l;
+}
+
+class CudaHooks final : public TargetHooks {
+public:
+  bool versionsLoops() const override { return false; }
+
+  std::optional<LoweredFunc> finish(LoweredFunc f, PassContext &ctx) const override {
+    std::optional<LoweredFunc> launched = formKernelLaunches(f, launchLimits(ctx.options()), ctx.diags());
+    if (launched) ctx.funcStep("FormKernelLaunches", *launched);
+    return launched;
+  }
+};
+
+} // namespace
+
+const TargetHooks &cudaHooks() {
+  static const CudaHooks hooks;
+  return hooks;
+}
+
+} // namespace tk

@@ -1,0 +1,9 @@
+// The cuda target's scheduling hooks (scheduler/TargetHooks.h).
+#pragma once
+#include "scheduler/TargetHooks.h"
+
+namespace tk {
+
+const TargetHooks &cudaHooks();
+
+} // namespace tk
