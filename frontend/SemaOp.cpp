@@ -210,7 +210,7 @@ private:
       for (const RangeUse &u : env.uses)
         if (u.var == vars[d].name) mine.push_back(u);
       ir::Expr declared = known ? target->shape[d] : nullptr;
-      bool output = target->role == ir::TensorRole::Output;
+      bool output = known && target->role == ir::TensorRole::Output;
       std::string what = known ? fmt::format("dimension {} of {}{}{}", d + 1, output ? "output " : "", target->name,
                                              output ? " (as declared)" : "")
                                : "";
