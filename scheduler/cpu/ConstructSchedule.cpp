@@ -1,5 +1,6 @@
 #include "scheduler/cpu/ConstructSchedule.h"
 
+#include "scheduler/cpu/ContractionEpilogue.h"
 #include "ir/Simplify.h"
 #include "scheduler/FreshNames.h"
 #include "scheduler/cpu/PackOperand.h"
@@ -14,9 +15,9 @@ using namespace ir;
 
 namespace {
 
-// The statement's two factors, X (ignores j) first.
-std::pair<Expr, Expr> factors(const Assign &a) {
-  const Expr &prod = a.value->args[0];
+// The two factors of the statement's sum, X (ignores j) first.
+std::pair<Expr, Expr> factors(const Assign &a, const Expr &sum) {
+  const Expr &prod = sum->args[0];
   const std::string &j = a.vars.back().name;
   if (mentionsVar(prod->args[0], j)) return {prod->args[1], prod->args[0]};
   return {prod->args[0], prod->args[1]};
@@ -153,8 +154,8 @@ bool constructScheduleApplies(const Op &op, std::string *reason) {
   if (a.vars.size() < 2) return refuse(reason, "the output has rank < 2");
   if (a.target->dtype != ScalarType::F32 && a.target->dtype != ScalarType::F64)
     return refuse(reason, "the output is not f32 or f64");
-  const Expr &v = a.value;
-  if (v->kind != ExprKind::Reduce || v->reduceOp != ReduceOp::Sum || v->rvars.size() != 1)
+  Expr v = contractionSum(a);
+  if (!v || v->reduceOp != ReduceOp::Sum || v->rvars.size() != 1)
     return refuse(reason, "the value is not a sum over one reduction variable");
   const Expr &prod = v->args[0];
   if (prod->kind != ExprKind::Binary || prod->binOp != BinOp::Mul)
@@ -164,11 +165,11 @@ bool constructScheduleApplies(const Op &op, std::string *reason) {
       return refuse(reason, "a factor is not an element of a tensor of the output's type");
     if (f->tensor == a.target) return refuse(reason, "a factor reads the output");
   }
-  auto [x, y] = factors(a);
+  auto [x, y] = factors(a, v);
   const std::string &i = a.vars[a.vars.size() - 2].name, &j = a.vars.back().name;
   if (mentionsVar(x, j)) return refuse(reason, "both factors depend on the innermost output index");
   if (mentionsVar(y, i)) return refuse(reason, "the factor along the innermost index also depends on the row index");
-  return true;
+  return epilogueApplies(a, v, reason);
 }
 
 namespace {
@@ -179,7 +180,8 @@ MStmtPtr contractionBody(const Op &op, const ContractionTiles &t, bool direct, F
   const Assign &a = op.body[0];
   SourceLoc loc = a.loc;
   size_t rank = a.vars.size();
-  const IndexVar &iv = a.vars[rank - 2], &jv = a.vars[rank - 1], &kv = a.value->rvars[0];
+  Expr sum = contractionSum(a);
+  const IndexVar &iv = a.vars[rank - 2], &jv = a.vars[rank - 1], &kv = sum->rvars[0];
   std::string bi = fresh("bi"), bj = fresh("bj"), kb = fresh("kb"), ir = fresh("ir"), jr = fresh("jr"),
               kk = fresh("kk"), r = fresh("r"), jj = fresh("jj");
 
@@ -222,7 +224,7 @@ MStmtPtr contractionBody(const Op &op, const ContractionTiles &t, bool direct, F
   Expr liveRows = live(t.mc / t.mr, ceilDiv(sub(iv.extent, rowBase), intImm(t.mr)));
   Expr liveCols = live(t.nc / t.nr, ceilDiv(sub(jv.extent, colBase), intImm(t.nr)));
 
-  auto [x, y] = factors(a);
+  auto [x, y] = factors(a, sum);
   Expr rowIdx = add(mul(loopVar(ir), intImm(t.mr)), loopVar(r));
   PackedOperand xp; // none when X is read in place
   Expr xv = substitute(substitute(x, batch), {{iv.name, add(rowBase, rowIdx)}, {kv.name, add(depthBase, loopVar(kk))}});
@@ -236,7 +238,7 @@ MStmtPtr contractionBody(const Op &op, const ContractionTiles &t, bool direct, F
   PanelSpec ys{fresh("packed_" + y->tensor->name), t.nc / t.nr, t.kc, t.nr, jv.name, colBase, kv.name, depthBase,
                liveCols, liveDepth, {fresh("p"), fresh("d"), fresh("w")}};
   PackedOperand yp = packPanels(substitute(y, batch), ys, loc);
-  bool xFirst = sameExpr(a.value->args[0]->args[0], x);
+  bool xFirst = sameExpr(sum->args[0]->args[0], x);
   Expr colIdx = add(mul(loopVar(jr), intImm(t.nr)), loopVar(jj));
 
   // The tasks, reading Y's panels through `yv` (a load of the panel
@@ -259,7 +261,8 @@ MStmtPtr contractionBody(const Op &op, const ContractionTiles &t, bool direct, F
     Expr first = binary(BinOp::EQ, loopVar(kb), intImm(0));
     if (deepA) first = conjoin(binary(BinOp::EQ, loopVar(kaV), intImm(0)), first);
     MStmtPtr firstBlock = mBlock({zero, kLoop}, loc);
-    if (t.streamBytes > 0) {
+    // Not with an epilogue: it reads the tile back right after.
+    if (t.streamBytes > 0 && sum == a.value) {
       // With a single k block the first block's tile is the only writer
       // of its elements; a large output then bypasses the caches.
       auto streamed = std::make_shared<MStmt>(*fma);
@@ -290,6 +293,15 @@ MStmtPtr contractionBody(const Op &op, const ContractionTiles &t, bool direct, F
       kBlocks = seqFor(kb, atLeastOne(ceilDiv(kv.extent, intImm(t.kc))), mBlock(perBlock, loc), loc);
     }
     std::vector<MStmtPtr> task{kBlocks};
+    if (sum != a.value) {
+      // The epilogue, over the task's tile while it is in this core's caches.
+      std::string er = fresh("er"), ec = fresh("ec");
+      Expr rows = simplify(binary(BinOp::Min, intImm(t.mc), sub(iv.extent, rowBase)));
+      Expr cols = simplify(binary(BinOp::Min, intImm(t.nc), sub(jv.extent, colBase)));
+      std::vector<Expr> idx = outIndex(loopVar(er), loopVar(ec));
+      MStmtPtr apply = epilogueStore(a, sum, idx, idx[rank - 2], idx[rank - 1]);
+      task.push_back(seqFor(er, rows, seqFor(ec, cols, apply, loc), loc));
+    }
     if (yAlloc) task.insert(task.begin(), yAlloc);
     if (xp.alloc) task.insert(task.begin(), xp.alloc);
     return mMapFor(workers, MappingAtom::Kind::Spatial, spatial, WorkerKind::Cores, mBlock(task, loc), loc);

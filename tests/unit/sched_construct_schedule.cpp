@@ -123,6 +123,33 @@ TEST_CASE("construct schedule: applies to matmul, not to other statements") {
   CHECK(why == "the op has more than one statement");
 }
 
+TEST_CASE("construct schedule: an epilogue around the sum runs over each task's tile, never streamed") {
+  // C = 2 * sum(k) ..: the contraction into C, then C[..] = 2 * C[..] over
+  // the task's rows and columns after its k blocks; with streamBytes set,
+  // no store streams (the epilogue reads the tile back).
+  OpPtr scaled = std::make_shared<Op>(*matmulOp());
+  Expr sum = scaled->body[0].value;
+  scaled->body[0].value = binary(BinOp::Mul, floatImm(2.0), sum);
+  std::string why;
+  CHECK_MESSAGE(constructScheduleApplies(*scaled, &why), why);
+  ContractionTiles t{2, 4, 3, 4, 8, 0, 0, 64};
+  std::string text = printKernel(*constructSchedule(scaled, t));
+  CHECK_MESSAGE(text.find("for er in 0..min(4, M - bi * 4) {") != std::string::npos, text);
+  CHECK(text.find("C[bi * 4 + er, bj * 8 + ec] = 2.0 * C[bi * 4 + er, bj * 8 + ec];") != std::string::npos);
+  CHECK(text.find("stream") == std::string::npos);
+  // The value around the sum may not read the output (the sum overwrites
+  // it), nor hold a second reduction.
+  OpPtr reads = std::make_shared<Op>(*matmulOp());
+  const TensorPtr &C = reads->body[0].target;
+  reads->body[0].value = binary(BinOp::Add, load(C, {idx("i"), idx("j")}), sum);
+  CHECK(!constructScheduleApplies(*reads, &why));
+  CHECK(why == "the value around the sum reads the output, which the sum overwrites");
+  OpPtr twoSums = std::make_shared<Op>(*matmulOp());
+  twoSums->body[0].value = binary(BinOp::Add, sum, sum);
+  CHECK(!constructScheduleApplies(*twoSums, &why));
+  CHECK(why == "the value is not a sum over one reduction variable");
+}
+
 TEST_CASE("construct schedule: packed blocked matmul is exact on ragged shapes") {
   ContractionTiles t{2, 4, 3, 4, 8};
   KernelPtr k = constructSchedule(matmulOp(), t);

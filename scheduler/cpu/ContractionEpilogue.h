@@ -1,0 +1,31 @@
+// ContractionEpilogue: what a contraction statement computes around its
+// sum, for ConstructSchedule. A statement
+//   T[b.., i, j] = g(sum(k) X * Y, other reads at the output's indices)
+// (gemm's `beta * C[i, j] + alpha * sum(k) ..`, a bias, an activation, a
+// `select` on the indices) is built as the contraction into T followed, in
+// each task, by one pass over the task's tile of T that applies g to the
+// sums while the tile is still in the core's caches.
+#pragma once
+#include "ir/TensorIR.h"
+#include "ir/MappingIR.h"
+
+#include <string>
+
+namespace tk {
+
+// The one Reduce node of a's value; null when there is none or several.
+ir::Expr contractionSum(const ir::Assign &a);
+
+// Whether g (a's value around `sum`) can be applied to the finished sums:
+// it reads no element of T (the contraction has overwritten them) and
+// holds no other reduction. False and why otherwise (when `reason` is set).
+bool epilogueApplies(const ir::Assign &a, const ir::Expr &sum, std::string *reason);
+
+// T[idx] = g(T[idx]) with the output's index variables i, j (the last two
+// of a.vars) replaced by `row` and `col` inside `idx` and g (batch
+// variables keep their names): the epilogue of one element. Requires
+// epilogueApplies.
+ir::MStmtPtr epilogueStore(const ir::Assign &a, const ir::Expr &sum, const std::vector<ir::Expr> &idx,
+                           const ir::Expr &row, const ir::Expr &col);
+
+} // namespace tk
