@@ -275,6 +275,13 @@ MStmtPtr contractionBody(const Op &op, const ContractionTiles &t, bool direct, F
                             firstBlock, loc);
     }
     MStmtPtr rowPanel = mIf(first, firstBlock, kLoop, loc);
+    // An epilogue `select` that drops the sum over a whole register tile
+    // (a triangular product's upper half): that tile is not computed.
+    Expr tileRow = simplify(add(rowBase, mul(loopVar(ir), intImm(t.mr))));
+    Expr tileCol = simplify(add(colBase, mul(loopVar(jr), intImm(t.nr))));
+    if (Expr needed = sumNeededInBox(a, sum, tileRow, t.mr, tileCol, t.nr);
+        needed && !(needed->kind == ExprKind::BoolImm && needed->intValue))
+      rowPanel = mIf(needed, rowPanel, nullptr, loc);
     // ir inside jr: one B micro-panel (kc x nr, sized for L1) serves every
     // row panel of the task before the next is touched.
     MStmtPtr compute = seqFor(jr, liveCols, seqFor(ir, liveRows, rowPanel, loc), loc);

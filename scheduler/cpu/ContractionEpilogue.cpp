@@ -2,6 +2,7 @@
 
 #include "ir/IRMutator.h"
 #include "ir/IRRewrite.h"
+#include "ir/Simplify.h"
 #include "scheduler/Refusal.h"
 
 namespace tk {
@@ -51,6 +52,51 @@ MStmtPtr epilogueStore(const Assign &a, const Expr &sum, const std::vector<Expr>
   Expr g = ReplaceSum(load(a.target, idx)).mutateExpr(a.value);
   g = substitute(g, {{a.vars[rank - 2].name, row}, {a.vars[rank - 1].name, col}});
   return mStore(a.target, idx, g, AccumOp::None, a.loc);
+}
+
+Expr sumNeededInBox(const Assign &a, const Expr &sum, const Expr &r0, int64_t rows, const Expr &c0, int64_t cols) {
+  const Expr &g = a.value;
+  if (g->kind != ExprKind::Select || rows < 1 || cols < 1) return nullptr;
+  bool sumInThen = g->args[1] == sum;
+  if (!sumInThen && g->args[2] != sum) return nullptr;
+  const Expr &c = g->args[0];
+  if (c->kind != ExprKind::Binary || c->type != ScalarType::Bool) return nullptr;
+  // The condition as f <= 0 over the integers.
+  Expr lhs = c->args[0], rhs = c->args[1];
+  if (lhs->type == ScalarType::F32 || lhs->type == ScalarType::F64 || lhs->type == ScalarType::F16 ||
+      lhs->type == ScalarType::BF16)
+    return nullptr;
+  Expr f;
+  switch (c->binOp) {
+  case BinOp::LE: f = binary(BinOp::Sub, lhs, rhs); break;
+  case BinOp::LT: f = binary(BinOp::Add, binary(BinOp::Sub, lhs, rhs), intImm(1)); break;
+  case BinOp::GE: f = binary(BinOp::Sub, rhs, lhs); break;
+  case BinOp::GT: f = binary(BinOp::Add, binary(BinOp::Sub, rhs, lhs), intImm(1)); break;
+  default: return nullptr;
+  }
+  size_t rank = a.vars.size();
+  const std::string &i = a.vars[rank - 2].name, &j = a.vars[rank - 1].name;
+  std::optional<VarTerm> fi = splitOnVar(f, i);
+  if (!fi) return nullptr;
+  std::optional<VarTerm> fj = splitOnVar(fromLinear(fi->rest), j);
+  if (!fj) return nullptr;
+  Expr rest = fromLinear(fj->rest);
+  // Other index variables (batch) may not appear: the box spans only i, j.
+  for (size_t d = 0; d + 2 < rank; ++d)
+    if (mentionsVar(rest, a.vars[d].name)) return nullptr;
+  // The extreme of f over the box: each variable at the end its
+  // coefficient's sign favours (f is linear, so the corners bound it).
+  auto extreme = [&](bool lowest) {
+    auto term = [&](int64_t coef, const Expr &base, int64_t span) {
+      bool atStart = (coef > 0) == lowest;
+      return binary(BinOp::Mul, intImm(coef), atStart ? base : binary(BinOp::Add, base, intImm(span - 1)));
+    };
+    return binary(BinOp::Add, rest, binary(BinOp::Add, term(fi->coef, r0, rows), term(fj->coef, c0, cols)));
+  };
+  // Sum in the then branch: needed unless c fails everywhere (min f >= 1);
+  // in the else branch: unless c holds everywhere (max f <= 0).
+  Expr needed = sumInThen ? binary(BinOp::LE, extreme(true), intImm(0)) : binary(BinOp::GE, extreme(false), intImm(1));
+  return simplify(needed);
 }
 
 } // namespace tk

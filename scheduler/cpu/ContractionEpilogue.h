@@ -28,4 +28,14 @@ bool epilogueApplies(const ir::Assign &a, const ir::Expr &sum, std::string *reas
 ir::MStmtPtr epilogueStore(const ir::Assign &a, const ir::Expr &sum, const std::vector<ir::Expr> &idx,
                            const ir::Expr &row, const ir::Expr &col);
 
+// For an epilogue `select(c, <the sum>, v)` (or with the sum in the else
+// branch) whose condition compares expressions linear in the row and
+// column variables i, j (constant coefficients: `j <= i`, `i - j < w`): a
+// condition false only when the sum is used at no element of the box
+// [r0, r0 + rows) x [c0, c0 + cols), so that the box's contraction may be
+// skipped (the epilogue still writes v there). Null when the epilogue has
+// no such form.
+ir::Expr sumNeededInBox(const ir::Assign &a, const ir::Expr &sum, const ir::Expr &r0, int64_t rows,
+                        const ir::Expr &c0, int64_t cols);
+
 } // namespace tk

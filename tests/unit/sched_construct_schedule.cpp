@@ -144,6 +144,15 @@ TEST_CASE("construct schedule: an epilogue around the sum runs over each task's 
   reads->body[0].value = binary(BinOp::Add, load(C, {idx("i"), idx("j")}), sum);
   CHECK(!constructScheduleApplies(*reads, &why));
   CHECK(why == "the value around the sum reads the output, which the sum overwrites");
+  // A select on the indices skips the register tiles it drops whole: with
+  // the sum where j <= i, a tile is computed unless its lowest j exceeds
+  // its highest i. A condition not linear in i and j skips nothing.
+  OpPtr tri = std::make_shared<Op>(*matmulOp());
+  tri->body[0].value = select(binary(BinOp::LE, idx("j"), idx("i")), sum, floatImm(0.0));
+  text = printKernel(*constructSchedule(tri, t));
+  CHECK_MESSAGE(text.find("if (bi * -4 + bj * 8 - ir * 2 + jr * 4 - 1 <= 0) {") != std::string::npos, text);
+  tri->body[0].value = select(binary(BinOp::LE, binary(BinOp::Mul, idx("i"), idx("j")), ci(5)), sum, floatImm(0.0));
+  CHECK(printKernel(*constructSchedule(tri, t)).find("- ir * 2") == std::string::npos);
   OpPtr twoSums = std::make_shared<Op>(*matmulOp());
   twoSums->body[0].value = binary(BinOp::Add, sum, sum);
   CHECK(!constructScheduleApplies(*twoSums, &why));
