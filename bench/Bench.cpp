@@ -13,6 +13,7 @@
 // call until it spans >= 20 ms; reports the median time per call. When the
 // warm-up alone exceeds S seconds, its mean time per call is the result.
 #include "bench/Baselines.h"
+#include "bench/Measure.h"
 #include "bench/StreamTriad.h"
 #include "tests/e2e/NativeOp.h"
 
@@ -45,62 +46,12 @@ using Conv2dFn = int (*)(const float *, const float *, int64_t, int64_t, int64_t
                          int64_t, int64_t, int64_t, int64_t, int64_t);
 
 double medianSeconds(const bench::Run &run, const Options &o) {
-  using clock = std::chrono::steady_clock;
-  auto since = [](clock::time_point a) { return std::chrono::duration<double>(clock::now() - a).count(); };
-  // Warm-up: at least 3 calls and 0.1 s (JIT, thread pools, caches).
-  auto t0 = clock::now();
-  int warmCalls = 0;
-  while (warmCalls < 3 || since(t0) < 0.1) {
-    run();
-    ++warmCalls;
-    if (since(t0) > o.maxSeconds) return since(t0) / warmCalls;
-  }
-  // Each sample repeats the call until it spans >= 20 ms, so fast kernels
-  // are not measured at the timer's resolution.
-  int reps = std::max(1, static_cast<int>(0.02 / (since(t0) / warmCalls)));
-  std::vector<double> times;
-  auto start = clock::now();
-  for (int i = 0; i < o.runs && (times.empty() || since(start) < o.maxSeconds); ++i) {
-    auto a = clock::now();
-    for (int r = 0; r < reps; ++r) run();
-    times.push_back(since(a) / reps);
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  return bench::sampleSeconds(run, o.runs, o.maxSeconds);
 }
 
-// Buffers start on a cache line, as oneDNN and the BLAS documentation
-// advise and as tkc's own scratch buffers do. A plain std::vector's data is
-// 16 bytes past one: every row of a 4096-wide matrix then starts
-// mid-line, each 64-byte vector store writes two lines, and the stores can
-// no longer replace whole lines without reading them (4096 x 64 x 4096:
-// 224 vs 182 GFLOP/s for tkc, C driver, 2 threads).
-template <typename T> struct CacheLineAllocator {
-  using value_type = T;
-  CacheLineAllocator() = default;
-  template <typename U> CacheLineAllocator(const CacheLineAllocator<U> &) {}
-  T *allocate(size_t n) { return static_cast<T *>(::operator new(n * sizeof(T), std::align_val_t{64})); }
-  void deallocate(T *p, size_t) { ::operator delete(p, std::align_val_t{64}); }
-  bool operator==(const CacheLineAllocator &) const { return true; }
-};
-using Buffer = std::vector<float, CacheLineAllocator<float>>;
-
-Buffer randomBuffer(size_t n, std::mt19937 &rng) {
-  std::uniform_real_distribution<float> d(-1, 1);
-  Buffer v(n);
-  for (float &x : v) x = d(rng);
-  return v;
-}
-
-// max |a - b| / max |b|: a sanity check that the compared kernels agree.
-double relDiff(const Buffer &a, const Buffer &b) {
-  double diff = 0, mag = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    diff = std::max(diff, std::fabs(static_cast<double>(a[i]) - b[i]));
-    mag = std::max(mag, std::fabs(static_cast<double>(b[i])));
-  }
-  return mag > 0 ? diff / mag : diff;
-}
+using bench::Buffer;
+using bench::randomBuffer;
+double relDiff(const Buffer &a, const Buffer &b) { return bench::maxRelDiff(a, b); }
 
 struct Row {
   std::string name;

@@ -3,7 +3,7 @@
 # Quiet and does nothing when everything is installed (checked with dpkg-query).
 #
 #   cmake/setup-deps.sh            # required packages
-#   cmake/setup-deps.sh --extras   # + optional tools (afl++ for fuzzing)
+#   cmake/setup-deps.sh --extras   # + optional tools (afl++ for fuzzing, PyTorch for tk_ops_bench)
 #   cmake/setup-deps.sh --check    # only report what is missing (exit 1 if any)
 set -euo pipefail
 
@@ -19,7 +19,7 @@ PKGS=(
   libdnnl-dev           # oneDNN: reference library for bench/ and tests
   libopenblas-dev       # OpenBLAS: reference library for bench/ and tests
 )
-EXTRAS=(afl++)
+EXTRAS=(afl++ python3-torch) # python3-torch: the PyTorch eager column of tk_ops_bench
 
 check_only=0
 for arg in "$@"; do

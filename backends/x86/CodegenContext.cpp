@@ -8,8 +8,14 @@ CodegenContext::CodegenContext(llvm::Module &m, const CpuTarget &t, DiagEngine &
     : codegen::HostCodegenContext(m, codegen::HostCpu{t.triple, t.cpu, t.features, t.vectorBits}, d), target(t) {}
 
 llvm::Value *CodegenContext::emitMath(ir::MathFn f, llvm::Value *x) {
-  if (f == ir::MathFn::Exp && x->getType()->getScalarType()->isFloatTy()) return emitExpF32(b, x);
-  return HostCodegenContext::emitMath(f, x);
+  if (!x->getType()->getScalarType()->isFloatTy()) return HostCodegenContext::emitMath(f, x);
+  switch (f) {
+  case ir::MathFn::Exp: return emitExpF32(b, x);
+  case ir::MathFn::Log: return emitLogF32(b, x);
+  case ir::MathFn::Tanh: return emitTanhF32(b, x);
+  case ir::MathFn::Erf: return emitErfF32(b, x);
+  default: return HostCodegenContext::emitMath(f, x);
+  }
 }
 
 } // namespace tk::x86

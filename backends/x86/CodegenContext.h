@@ -28,8 +28,10 @@ public:
   // outlined function that did (OutlineCall.h): each ends with a store fence.
   std::set<llvm::Function *> streaming;
 
-  // f32 exp: inline polynomial (EmitVectorMath.h) so loops vectorize; the
-  // rest as every host function computes it (HostCodegenContext::emitMath).
+  // f32 exp, log, tanh and erf: inline polynomials (EmitVectorMath.h) so
+  // loops vectorize; sqrt, rsqrt (1 / sqrt, both IEEE operations), abs and
+  // every f64/f16/bf16 function as every host function computes them
+  // (HostCodegenContext::emitMath).
   llvm::Value *emitMath(ir::MathFn f, llvm::Value *x) override;
 };
 

@@ -25,12 +25,16 @@ private:
 } // namespace
 
 Expr contractionSum(const Assign &a) {
+  // Distinct nodes: a folded consumer that read the sum twice (x * sigmoid(x))
+  // holds the same node twice.
   Expr found;
-  int count = 0;
+  bool several = false;
   visitExpr(a.value, [&](const Expr &e) {
-    if (e->kind == ExprKind::Reduce && count++ == 0) found = e;
+    if (e->kind != ExprKind::Reduce) return;
+    if (found && found != e) several = true;
+    found = e;
   });
-  return count == 1 ? found : nullptr;
+  return several ? nullptr : found;
 }
 
 bool epilogueApplies(const Assign &a, const Expr &sum, std::string *reason) {

@@ -13,7 +13,8 @@
 
 namespace tk {
 
-// The one Reduce node of a's value; null when there is none or several.
+// The one Reduce node of a's value (it may appear more than once); null
+// when there is none or several distinct ones.
 ir::Expr contractionSum(const ir::Assign &a);
 
 // Whether g (a's value around `sum`) can be applied to the finished sums:

@@ -9,6 +9,7 @@
 #include "scheduler/cpu/ConstructConvolution.h"
 #include "scheduler/cpu/ConstructSchedule.h"
 #include "scheduler/cpu/DeinterleaveStridedRows.h"
+#include "scheduler/cpu/FoldContractionConsumer.h"
 #include "scheduler/cpu/FuseRows.h"
 #include "scheduler/cpu/InstrumentMappingChecks.h"
 #include "scheduler/cpu/SpecializeScalars.h"
@@ -27,6 +28,10 @@ public:
     if (constructScheduleApplies(*op)) {
       k = constructContraction(op, *opts.construct, opts.target);
       ctx.kernelStep("ConstructSchedule", *k);
+    } else if (OpPtr folded = foldContractionConsumer(op); folded && constructScheduleApplies(*folded)) {
+      // t = sum ..; O = g(t): the packed kernel with g as its epilogue.
+      k = constructContraction(folded, *opts.construct, opts.target);
+      ctx.kernelStep("FoldContractionConsumer + ConstructSchedule", *k);
     } else if (constructConvolutionApplies(*op)) {
       int bytes = scalarTypeBytes(op->body[0].target->dtype);
       k = constructConvolution(op, chooseConvolutionTiles(opts.target, bytes));
