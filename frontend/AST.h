@@ -42,6 +42,7 @@ struct Expr {
   ExprPtr pad;            // Access: value read outside the tensor (`else`)
   std::vector<ReduceVar> rvars;
   std::vector<int64_t> candidates; // Hole: `? in {..}`, empty = any
+  bool parenthesized = false; // written in parentheses: `(a + b)`
 };
 
 // `f32`, `f32[]` or `f32[M, K]`.

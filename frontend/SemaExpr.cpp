@@ -1,4 +1,5 @@
 #include "frontend/SemaExpr.h"
+#include "frontend/SemaSumTerms.h"
 
 #include "frontend/PrintAST.h"
 #include "frontend/SemaConstant.h"
@@ -298,6 +299,7 @@ private:
       return error(e.loc, env_.mode == ExprEnv::Mode::Kernel
                               ? "reductions are not allowed in kernels; accumulate with '+=' inside a loop"
                               : "a reduction cannot appear in a shape or constraint");
+    warnTermsOutsideSum(e, env_.diags);
     env_.scope.push();
     std::vector<ir::Expr> bounds;
     bool ok = true;

@@ -123,7 +123,9 @@ public:
     }
     auto *p = dynamic_cast<TkParser::ParenExprContext *>(c);
     if (!p) throw InternalError("BuildAST: unknown primary alternative");
-    return expr(p->expr());
+    ast::ExprPtr inner = expr(p->expr());
+    inner->parenthesized = true;
+    return inner;
   }
 
   ast::ExprPtr padValue(TkParser::PadValueContext *c) {
