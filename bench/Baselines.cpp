@@ -1,4 +1,5 @@
 #include "bench/Baselines.h"
+#include "bench/OneDnnEngine.h"
 
 #include <dnnl.hpp>
 #include <omp.h>
@@ -11,16 +12,16 @@
 
 namespace tk::bench {
 
+dnnl::engine &onednnEngine() {
+  static dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  return eng;
+}
+
 namespace {
 
 using dnnl::memory;
 using tag = memory::format_tag;
 using dt = memory::data_type;
-
-dnnl::engine &engine() {
-  static dnnl::engine eng(dnnl::engine::kind::cpu, 0);
-  return eng;
-}
 
 } // namespace
 
@@ -40,12 +41,12 @@ void execWithPassiveOpenMp(char **argv) {
 
 Run onednnMatmul(const float *A, const float *B, float *C, int64_t M, int64_t K, int64_t N) {
   memory::desc a({M, K}, dt::f32, tag::ab), b({K, N}, dt::f32, tag::ab), c({M, N}, dt::f32, tag::ab);
-  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), engine());
+  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), onednnEngine());
   // oneDNN's memory objects take non-const handles; it never writes sources.
-  memory am(a, engine(), const_cast<float *>(A)), bm(b, engine(), const_cast<float *>(B)), cm(c, engine(), C);
+  memory am(a, onednnEngine(), const_cast<float *>(A)), bm(b, onednnEngine(), const_cast<float *>(B)), cm(c, onednnEngine(), C);
   dnnl::matmul prim(pd);
   return [=]() mutable {
-    dnnl::stream s(engine());
+    dnnl::stream s(onednnEngine());
     prim.execute(s, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
     s.wait();
   };
@@ -58,11 +59,11 @@ Run onednnConv2d(const float *X, const float *W, float *O, int64_t N, int64_t C,
       o({N, F, OH, OW}, dt::f32, tag::nchw);
   dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, x, w,
                                     o, {stride, stride}, {pad, pad}, {pad, pad});
-  dnnl::convolution_forward::primitive_desc pd(d, engine());
-  memory xm(x, engine(), const_cast<float *>(X)), wm(w, engine(), const_cast<float *>(W)), om(o, engine(), O);
+  dnnl::convolution_forward::primitive_desc pd(d, onednnEngine());
+  memory xm(x, onednnEngine(), const_cast<float *>(X)), wm(w, onednnEngine(), const_cast<float *>(W)), om(o, onednnEngine(), O);
   dnnl::convolution_forward prim(pd);
   return [=]() mutable {
-    dnnl::stream s(engine());
+    dnnl::stream s(onednnEngine());
     prim.execute(s, {{DNNL_ARG_SRC, xm}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_DST, om}});
     s.wait();
   };
@@ -74,11 +75,11 @@ Run onednnAvgPool2d(const float *X, float *Y, int64_t N, int64_t C, int64_t H, i
   memory::desc x({N, C, H, Wd}, dt::f32, tag::nchw), y({N, C, OH, OW}, dt::f32, tag::nchw);
   dnnl::pooling_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::pooling_avg_include_padding, x,
                                 y, {stride, stride}, {kernel, kernel}, {pad, pad}, {pad, pad});
-  dnnl::pooling_forward::primitive_desc pd(d, engine());
-  memory xm(x, engine(), const_cast<float *>(X)), ym(y, engine(), Y);
+  dnnl::pooling_forward::primitive_desc pd(d, onednnEngine());
+  memory xm(x, onednnEngine(), const_cast<float *>(X)), ym(y, onednnEngine(), Y);
   dnnl::pooling_forward prim(pd);
   return [=]() mutable {
-    dnnl::stream s(engine());
+    dnnl::stream s(onednnEngine());
     prim.execute(s, {{DNNL_ARG_SRC, xm}, {DNNL_ARG_DST, ym}});
     s.wait();
   };

@@ -13,6 +13,7 @@
 // call until it spans >= 20 ms; reports the median time per call. When the
 // warm-up alone exceeds S seconds, its mean time per call is the result.
 #include "bench/Baselines.h"
+#include "bench/BenchCommand.h"
 #include "bench/Measure.h"
 #include "bench/StreamTriad.h"
 #include "tests/e2e/NativeOp.h"
@@ -31,14 +32,7 @@ using namespace tk;
 
 namespace {
 
-struct Options {
-  e2e::CompileConfig compile;
-  std::string source = TK_BENCH_SOURCE_DIR;
-  int runs = 5;
-  double maxSeconds = 2;
-  int threads = 2;
-  std::string filter;
-};
+using bench::Options;
 
 using MatmulFn = int (*)(const float *, const float *, float *, int64_t, int64_t, int64_t);
 using GemvFn = int (*)(const float *, const float *, float *, int64_t, int64_t);
@@ -96,28 +90,6 @@ void printTable(const std::vector<Row> &rows, double stream) {
   }
 }
 
-bool parseOptions(int argc, char **argv, Options &o) {
-  o.compile.tkc = TK_BENCH_TKC;
-  o.compile.runtimeLibDir = TK_BENCH_LIBDIR;
-  o.compile.workDir = "bench-work";
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (i + 1 >= argc) return false;
-    std::string v = argv[++i];
-    if (a == "--tkc") o.compile.tkc = v;
-    else if (a == "--libdir") o.compile.runtimeLibDir = v;
-    else if (a == "--source") o.source = v;
-    else if (a == "--work") o.compile.workDir = v;
-    else if (a == "--runs") o.runs = std::max(1, std::stoi(v));
-    else if (a == "--max-seconds") o.maxSeconds = std::stod(v);
-    else if (a == "--threads") o.threads = std::max(1, std::stoi(v));
-    else if (a == "--filter") o.filter = v;
-    else return false;
-  }
-  o.compile.tkcFlags = {"-O2", "--target=host", "--stdlib=" + o.source + "/stdlib"};
-  return true;
-}
-
 std::unique_ptr<e2e::NativeLibrary> load(const std::string &file, const Options &o) {
   std::string error;
   auto lib = e2e::NativeLibrary::build(file, o.compile, &error);
@@ -138,24 +110,9 @@ template <typename F> bench::Run checked(F call) {
 } // namespace
 
 int main(int argc, char **argv) {
-  // oneDNN's OpenMP threads spin at barriers by default; on a machine whose
-  // cores are shared, a descheduled spinner stalls the others (10-30x
-  // slowdowns measured at 256^3). libgomp reads OMP_WAIT_POLICY when it is
-  // loaded, before main, so re-execute once with `passive` unless the caller
-  // chose a policy.
-  // OpenBLAS picks its kernels when loaded: force the AVX-512 (SkylakeX)
-  // ones, which it does not always detect on newer CPUs.
-  if (!getenv("OMP_WAIT_POLICY") || !getenv("OPENBLAS_CORETYPE")) {
-    if (!getenv("OMP_WAIT_POLICY")) setenv("OMP_WAIT_POLICY", "passive", 1);
-    if (!getenv("OPENBLAS_CORETYPE")) setenv("OPENBLAS_CORETYPE", "SkylakeX", 1);
-    execv("/proc/self/exe", argv);
-  }
+  bench::execWithLibraryEnvironment(argv);
   Options o;
-  if (!parseOptions(argc, argv, o)) {
-    std::cerr << "usage: tk_bench [--tkc PATH] [--libdir DIR] [--source DIR] [--work DIR] [--runs N]"
-                 " [--max-seconds S] [--threads T] [--filter TEXT]\n";
-    return 2;
-  }
+  if (!bench::parseOptions(argc, argv, "tk_bench", o)) return 2;
   // The tkc runtime reads TK_NUM_THREADS once, at its first parallel loop.
   setenv("TK_NUM_THREADS", fmt::format("{}", o.threads).c_str(), 1);
   bench::setBaselineThreads(o.threads);

@@ -1,4 +1,5 @@
 #include "bench/OpsBaselines.h"
+#include "bench/OneDnnEngine.h"
 
 #include <dnnl.hpp>
 
@@ -18,20 +19,15 @@ using dnnl::memory;
 using tag = memory::format_tag;
 using dt = memory::data_type;
 
-dnnl::engine &engine() {
-  static dnnl::engine eng(dnnl::engine::kind::cpu, 0);
-  return eng;
-}
-
 // oneDNN's memory objects take non-const handles; it never writes sources.
-memory mem(const memory::desc &d, const void *p) { return memory(d, engine(), const_cast<void *>(p)); }
+memory mem(const memory::desc &d, const void *p) { return memory(d, onednnEngine(), const_cast<void *>(p)); }
 
 using Args = std::unordered_map<int, memory>;
 
 // A run of primitives, in order, each with its arguments, on one stream.
 Run sequence(std::vector<std::pair<dnnl::primitive, Args>> steps) {
   return [steps = std::move(steps)]() {
-    dnnl::stream s(engine());
+    dnnl::stream s(onednnEngine());
     for (const auto &[prim, args] : steps)
       prim.execute(s, args);
     s.wait();
@@ -53,7 +49,7 @@ std::pair<dnnl::primitive, Args> matmulStep(const float *X, const float *W, cons
     po.append_eltwise(1.f, algorithmOf(*act), 0.f, 0.f);
     attr.set_post_ops(po);
   }
-  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(x, w, bias, y), attr, engine());
+  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(x, w, bias, y), attr, onednnEngine());
   Args args{{DNNL_ARG_SRC, mem(x, X)}, {DNNL_ARG_WEIGHTS, mem(w, W)}, {DNNL_ARG_DST, mem(y, Y)}};
   if (b)
     args.insert({DNNL_ARG_BIAS, mem(bias, b)});
@@ -94,10 +90,10 @@ Run onednnAttention(const float *Q, const float *K, const float *V, float *O, in
     attr.set_post_ops(po);
     first.insert({DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, mem(s, mask->data())});
   }
-  dnnl::matmul::primitive_desc qk(dnnl::matmul::desc(q, kt, s), attr, engine());
+  dnnl::matmul::primitive_desc qk(dnnl::matmul::desc(q, kt, s), attr, onednnEngine());
   dnnl::softmax_forward::primitive_desc sm(dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, s, 1),
-                                           engine());
-  dnnl::matmul::primitive_desc pv(dnnl::matmul::desc(s, v, o), engine());
+                                           onednnEngine());
+  dnnl::matmul::primitive_desc pv(dnnl::matmul::desc(s, v, o), onednnEngine());
   memory sm_mem = mem(s, scores->data());
   Run run = sequence(
       {{dnnl::matmul(qk), first},
@@ -110,7 +106,7 @@ Run onednnLayerNorm(const float *X, const float *gamma, const float *beta, float
   memory::desc x({M, N}, dt::f32, tag::ab), g({N}, dt::f32, tag::a);
   auto flags = dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift;
   dnnl::layer_normalization_forward::primitive_desc pd(
-      dnnl::layer_normalization_forward::desc(dnnl::prop_kind::forward_inference, x, eps, flags), engine());
+      dnnl::layer_normalization_forward::desc(dnnl::prop_kind::forward_inference, x, eps, flags), onednnEngine());
   return sequence({{dnnl::layer_normalization_forward(pd), Args{{DNNL_ARG_SRC, mem(x, X)},
                                                                 {DNNL_ARG_DST, mem(x, Y)},
                                                                 {DNNL_ARG_SCALE, mem(g, gamma)},
@@ -120,7 +116,7 @@ Run onednnLayerNorm(const float *X, const float *gamma, const float *beta, float
 Run onednnSoftmax(const float *X, float *Y, int64_t M, int64_t N) {
   memory::desc x({M, N}, dt::f32, tag::ab);
   dnnl::softmax_forward::primitive_desc pd(dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, x, 1),
-                                           engine());
+                                           onednnEngine());
   return sequence({{dnnl::softmax_forward(pd), Args{{DNNL_ARG_SRC, mem(x, X)}, {DNNL_ARG_DST, mem(x, Y)}}}});
 }
 
@@ -128,13 +124,13 @@ Run onednnGeluTanh(const float *X, float *Y, int64_t N) {
   memory::desc x({N}, dt::f32, tag::a);
   dnnl::eltwise_forward::primitive_desc pd(
       dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::eltwise_gelu_tanh, x, 0.f, 0.f),
-      engine());
+      onednnEngine());
   return sequence({{dnnl::eltwise_forward(pd), Args{{DNNL_ARG_SRC, mem(x, X)}, {DNNL_ARG_DST, mem(x, Y)}}}});
 }
 
 Run onednnBmmNT(const float *A, const float *B, float *C, int64_t BT, int64_t M, int64_t K, int64_t N) {
   memory::desc a({BT, M, K}, dt::f32, tag::abc), b({BT, K, N}, dt::f32, tag::acb), c({BT, M, N}, dt::f32, tag::abc);
-  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), engine());
+  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), onednnEngine());
   return sequence(
       {{dnnl::matmul(pd), Args{{DNNL_ARG_SRC, mem(a, A)}, {DNNL_ARG_WEIGHTS, mem(b, B)}, {DNNL_ARG_DST, mem(c, C)}}}});
 }
@@ -146,14 +142,14 @@ Run onednnDepthwise(const float *X, const float *W, float *O, int64_t N, int64_t
       o({N, C, OH, OW}, dt::f32, tag::nchw);
   dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, x, w, o,
                                     {1, 1}, {pad, pad}, {pad, pad});
-  dnnl::convolution_forward::primitive_desc pd(d, engine());
+  dnnl::convolution_forward::primitive_desc pd(d, onednnEngine());
   return sequence({{dnnl::convolution_forward(pd),
                     Args{{DNNL_ARG_SRC, mem(x, X)}, {DNNL_ARG_WEIGHTS, mem(w, W)}, {DNNL_ARG_DST, mem(o, O)}}}});
 }
 
 Run onednnMatmulS8(const int8_t *A, const int8_t *B, int32_t *C, int64_t M, int64_t K, int64_t N) {
   memory::desc a({M, K}, dt::s8, tag::ab), b({K, N}, dt::s8, tag::ab), c({M, N}, dt::s32, tag::ab);
-  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), engine());
+  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), onednnEngine());
   return sequence(
       {{dnnl::matmul(pd), Args{{DNNL_ARG_SRC, mem(a, A)}, {DNNL_ARG_WEIGHTS, mem(b, B)}, {DNNL_ARG_DST, mem(c, C)}}}});
 }

@@ -1,6 +1,7 @@
 // OpsBench: what tk_ops_bench's driver (OpsBench.cpp) and its cases
 // (OpsCases.cpp) share: options, table rows, and the measuring context.
 #pragma once
+#include "bench/BenchCommand.h"
 #include "bench/Measure.h"
 #include "bench/OpsExternal.h"
 #include "tests/e2e/NativeOp.h"
@@ -12,15 +13,6 @@
 #include <vector>
 
 namespace tk::bench {
-
-struct Options {
-  e2e::CompileConfig compile;
-  std::string source = TK_BENCH_SOURCE_DIR;
-  int runs = 5;
-  double maxSeconds = 2;
-  int threads = 2;
-  std::string filter;
-};
 
 // One row: `work` is flops (GFLOP/s) or, for memory-bound ops, the bytes a
 // kernel must move (GB/s).
