@@ -4,6 +4,7 @@
 #include "ir/IRRewrite.h"
 #include "ir/Simplify.h"
 #include "scheduler/DropGuards.h"
+#include "scheduler/EnclosingSerialLoops.h"
 
 #include <set>
 
@@ -133,25 +134,18 @@ public:
 
 protected:
   LStmtPtr mutateFor(const LStmtPtr &s) override {
-    if (s->forKind == ForKind::Serial && !containsLoop(s->body)) return partition(s, outer_, written_);
+    if (s->forKind == ForKind::Serial && !containsLoop(s->body)) return partition(s, outer_.names(), written_);
     return LoopMutator::mutateFor(s);
   }
 
   // Serial loops only: a window offset (r, s) is a loop of its own, while a
   // tile position (a parallel task, a let) makes an overshoot guard.
-  void enterScope(const LStmt &s) override {
-    if (s.kind == LStmt::Kind::For && s.forKind != ForKind::Parallel) binds_.push_back(outer_.insert(s.var).second);
-  }
-  void leaveScope(const LStmt &s) override {
-    if (s.kind != LStmt::Kind::For || s.forKind == ForKind::Parallel) return;
-    if (binds_.back()) outer_.erase(s.var);
-    binds_.pop_back();
-  }
+  void enterScope(const LStmt &s) override { outer_.enterScope(s); }
+  void leaveScope(const LStmt &s) override { outer_.leaveScope(s); }
 
 private:
   const std::set<const TensorDecl *> &written_;
-  std::set<std::string> outer_; // enclosing serial loops
-  std::vector<bool> binds_;     // per enclosing serial loop: whether it added its variable
+  EnclosingSerialLoops outer_;
 };
 
 } // namespace

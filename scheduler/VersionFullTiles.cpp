@@ -5,6 +5,7 @@
 #include "ir/IRVisitor.h"
 #include "ir/Simplify.h"
 #include "scheduler/DropGuards.h"
+#include "scheduler/EnclosingSerialLoops.h"
 #include "scheduler/PartitionLoops.h"
 
 #include <map>
@@ -184,7 +185,7 @@ public:
   LStmtPtr nest(const LStmtPtr &root, int levels, const std::string &failed = "") {
     Env env;
     bindLoops(root, env);
-    GatherGuards gathered(env, outer_);
+    GatherGuards gathered(env, outer_.names());
     gathered.walkStmt(root);
     std::map<std::string, Expr> &removable = gathered.removable;
     const std::set<std::string> &lanes = gathered.lanes;
@@ -252,14 +253,8 @@ protected:
     return c;
   }
 
-  void enterScope(const LStmt &s) override {
-    if (s.kind == LStmt::Kind::For && s.forKind != ForKind::Parallel) binds_.push_back(outer_.insert(s.var).second);
-  }
-  void leaveScope(const LStmt &s) override {
-    if (s.kind != LStmt::Kind::For || s.forKind == ForKind::Parallel) return;
-    if (binds_.back()) outer_.erase(s.var);
-    binds_.pop_back();
-  }
+  void enterScope(const LStmt &s) override { outer_.enterScope(s); }
+  void leaveScope(const LStmt &s) override { outer_.leaveScope(s); }
 
 private:
   // The statements of a block, each through `each`, but an initialisation
@@ -305,9 +300,9 @@ private:
       return b;
     };
     auto c = std::make_shared<LStmt>(*loop);
-    bool binds = outer_.insert(loop->var).second;
+    outer_.push(loop->var);
     c->body = go(loop->body);
-    if (binds) outer_.erase(loop->var);
+    outer_.pop();
     return c;
   }
 
@@ -374,8 +369,7 @@ private:
     const std::set<std::string> &outer_;
   };
 
-  std::vector<bool> binds_; // per enclosing serial loop: whether it added its variable to outer_
-  std::set<std::string> outer_; // serial loops enclosing the nest being versioned
+  EnclosingSerialLoops outer_; // serial loops enclosing the nest being versioned
 };
 
 } // namespace
