@@ -76,4 +76,10 @@ Expr accumulate(AccumOp op, Expr old, Expr value) {
   return value;
 }
 
+bool containsReduce(const Expr &e) {
+  bool found = false;
+  visitExpr(e, [&](const Expr &n) { found |= n->kind == ExprKind::Reduce; });
+  return found;
+}
+
 } // namespace tk::ir

@@ -24,6 +24,9 @@ ScalarType accumulatorType(ReduceOp op, ScalarType t);
 // the count is never wrapped (i8(256) is 0) and an empty mean is 0.
 Expr accumulatingReduce(ReduceOp op, std::vector<IndexVar> vars, Expr body, bool mean, SourceLoc loc = {});
 
+// Whether `e` holds a Reduce node anywhere.
+bool containsReduce(const Expr &e);
+
 // 0 for sum, 1 for prod, -inf / +inf for max / min (the type's lowest /
 // highest value for integers).
 Expr reductionIdentity(ReduceOp op, ScalarType t);

@@ -2,6 +2,7 @@
 
 #include "ir/IRMutator.h"
 #include "ir/IRRewrite.h"
+#include "ir/Reduction.h"
 #include "ir/Simplify.h"
 #include "scheduler/EpilogueIndexMap.h"
 #include "scheduler/Refusal.h"
@@ -14,12 +15,6 @@ namespace tk {
 using namespace ir;
 
 namespace {
-
-bool hasReduce(const Expr &e) {
-  bool found = false;
-  visitExpr(e, [&](const Expr &n) { found |= n->kind == ExprKind::Reduce; });
-  return found;
-}
 
 std::vector<Expr> loadsOf(const Expr &e, const TensorPtr &t) {
   std::vector<Expr> out;
@@ -120,7 +115,7 @@ MStmtPtr applyEpilogue(const MStmtPtr &anchor, const Assign &c, const TensorPtr 
   if (plain) {
     size_t uses = loadsOf(c.value, t).size();
     for (const MStmt *m : stores)
-      if (uses > 1 && hasReduce(m->value))
+      if (uses > 1 && containsReduce(m->value))
         return refuse(reason, fmt::format("it reads '{}' {} times; applied at the anchor's store it would compute "
                                           "the reduction as often",
                                           t->name, uses)),
@@ -187,7 +182,7 @@ bool prologueApplies(const Op &op, const FusionState &s, size_t producer, std::s
   const Assign &p = op.body[producer];
   const TensorPtr &t = p.target;
   if (!groupReads(op, s, t)) return refuse(reason, "the anchor does not read '" + t->name + "'");
-  if (hasReduce(p.value)) return refuse(reason, "it is not injective: it contains a reduction");
+  if (containsReduce(p.value)) return refuse(reason, "it is not injective: it contains a reduction");
   if (t->role != TensorRole::Intermediate)
     return refuse(reason, "'" + t->name + "' is an output of the op and must still be stored");
   if (writers(op, t) != 1) return refuse(reason, "'" + t->name + "' is assigned by several statements");
@@ -206,7 +201,7 @@ bool epilogueApplies(const Op &op, const FusionState &s, size_t consumer, std::s
   const Assign &c = op.body[consumer];
   const TensorPtr &t = s.result;
   if (!reads(c, t)) return refuse(reason, "it does not read '" + t->name + "'");
-  if (hasReduce(c.value)) return refuse(reason, "it is not injective: it contains a reduction");
+  if (containsReduce(c.value)) return refuse(reason, "it is not injective: it contains a reduction");
   if (t->role != TensorRole::Intermediate)
     return refuse(reason, "'" + t->name + "' is an output of the op and must still be stored");
   if (writers(op, t) != 1) return refuse(reason, "'" + t->name + "' is assigned by several statements");
@@ -240,7 +235,7 @@ KernelPtr fuseStatements(const KernelPtr &k, DiagEngine &diags) {
   FusionState s;
   size_t anchors = 0;
   for (size_t i = 0; i < op.body.size(); ++i)
-    if (hasReduce(op.body[i].value)) s.anchor = i, ++anchors;
+    if (containsReduce(op.body[i].value)) s.anchor = i, ++anchors;
   if (anchors != 1) return k;
   // The default schedule is the intermediates' allocations, then one
   // statement per op statement in order.
@@ -275,7 +270,7 @@ KernelPtr fuseStatements(const KernelPtr &k, DiagEngine &diags) {
   // Epilogues: the next statement that reads what the anchor now writes.
   for (size_t c = s.anchor + 1; c < op.body.size(); ++c) {
     const Assign &a = op.body[c];
-    if (!reads(a, s.result) || hasReduce(a.value)) continue;
+    if (!reads(a, s.result) || containsReduce(a.value)) continue;
     std::string why;
     MStmtPtr fused;
     if (epilogueApplies(op, s, c, &why)) fused = applyEpilogue(stmts[s.anchor], a, s.result, &why);

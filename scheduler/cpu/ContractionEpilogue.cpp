@@ -67,9 +67,7 @@ Expr sumNeededInBox(const Assign &a, const Expr &sum, const Expr &r0, int64_t ro
   if (c->kind != ExprKind::Binary || c->type != ScalarType::Bool) return nullptr;
   // The condition as f <= 0 over the integers.
   Expr lhs = c->args[0], rhs = c->args[1];
-  if (lhs->type == ScalarType::F32 || lhs->type == ScalarType::F64 || lhs->type == ScalarType::F16 ||
-      lhs->type == ScalarType::BF16)
-    return nullptr;
+  if (isFloat(lhs->type)) return nullptr;
   Expr f;
   switch (c->binOp) {
   case BinOp::LE: f = binary(BinOp::Sub, lhs, rhs); break;

@@ -1,6 +1,7 @@
 #include "scheduler/cpu/FoldContractionConsumer.h"
 
 #include "ir/IRMutator.h"
+#include "ir/Reduction.h"
 #include "ir/Simplify.h"
 #include "scheduler/Refusal.h"
 
@@ -34,12 +35,6 @@ bool readsAtOwnIndices(const Expr &e, const TensorDecl *t, const std::vector<Ind
   return ok;
 }
 
-bool holdsReduce(const Expr &e) {
-  bool found = false;
-  visitExpr(e, [&](const Expr &n) { found |= n->kind == ExprKind::Reduce; });
-  return found;
-}
-
 } // namespace
 
 OpPtr foldContractionConsumer(const OpPtr &op, std::string *reason) {
@@ -52,8 +47,8 @@ OpPtr foldContractionConsumer(const OpPtr &op, std::string *reason) {
   const Assign &producer = op->body[0], &consumer = op->body[1];
   const TensorPtr &t = op->intermediates[0];
   if (producer.target != t || consumer.target == t) return refused("the first statement does not write the intermediate");
-  if (!holdsReduce(producer.value)) return refused("the first statement holds no reduction");
-  if (holdsReduce(consumer.value)) return refused("the second statement holds a reduction");
+  if (!containsReduce(producer.value)) return refused("the first statement holds no reduction");
+  if (containsReduce(consumer.value)) return refused("the second statement holds a reduction");
   if (producer.vars.size() != consumer.vars.size()) return refused("the statements have different ranks");
   for (size_t d = 0; d < producer.vars.size(); ++d)
     if (!sameExpr(simplify(producer.vars[d].extent), simplify(consumer.vars[d].extent)))

@@ -2,6 +2,7 @@
 
 #include "ir/IRRewrite.h"
 #include "ir/IRVisitor.h"
+#include "ir/Reduction.h"
 #include "scheduler/Refusal.h"
 
 #include <algorithm>
@@ -93,9 +94,7 @@ const MStmt *elementwiseStore(const MStmtPtr &piece, const std::string &row, std
     return nullptr;
   for (size_t d = 0; d < cols.size(); ++d)
     if (!isVar(s->indices[d + 1], cols[d])) return nullptr;
-  bool reduces = false;
-  visitExpr(s->value, [&](const Expr &n) { reduces |= n->kind == ExprKind::Reduce; });
-  return reduces ? nullptr : s;
+  return containsReduce(s->value) ? nullptr : s;
 }
 
 size_t loadsOf(const MStmtPtr &s, const TensorDecl *t) {

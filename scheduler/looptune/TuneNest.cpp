@@ -1,5 +1,6 @@
 #include "scheduler/looptune/TuneNest.h"
 
+#include "ir/Reduction.h"
 #include "ir/Simplify.h"
 
 #include <fmt/format.h>
@@ -7,12 +8,6 @@
 
 namespace tk::looptune {
 namespace {
-
-bool containsReduce(const ir::Expr &e) {
-  bool found = false;
-  ir::visitExpr(e, [&](const ir::Expr &n) { found |= n->kind == ir::ExprKind::Reduce; });
-  return found;
-}
 
 std::optional<int64_t> constExtent(const ir::Expr &e) {
   ir::Expr s = ir::simplify(e);
@@ -45,9 +40,9 @@ std::optional<TuneNest> extractTuneNest(const ir::OpPtr &op, std::string *reason
   size_t targetVars = vars.size();
   if (a.value->kind == ir::ExprKind::Reduce) {
     if (a.value->reduceOp == ir::ReduceOp::Prod) return refuse("prod reductions are not tuned");
-    if (containsReduce(a.value->args[0])) return refuse("the reduction's body reduces again");
+    if (ir::containsReduce(a.value->args[0])) return refuse("the reduction's body reduces again");
     vars.insert(vars.end(), a.value->rvars.begin(), a.value->rvars.end());
-  } else if (containsReduce(a.value)) {
+  } else if (ir::containsReduce(a.value)) {
     return refuse("a reduction is only part of the value");
   }
   if (vars.size() > static_cast<size_t>(kMaxLoops)) return refuse("more than 10 index variables");
