@@ -49,6 +49,21 @@ struct Op {
 };
 using OpPtr = std::shared_ptr<Op>;
 
+// Whether `t` is among op's outputs / intermediates. Passes that may stop
+// storing a tensor ask the op they schedule, not the tensor's role: a stage
+// of a larger op (scheduler/cpu/ConstructStages.h) must still store an
+// intermediate of the whole op that a later stage reads.
+inline bool isOutputOf(const Op &op, const TensorDecl *t) {
+  for (const TensorPtr &o : op.outputs)
+    if (o.get() == t) return true;
+  return false;
+}
+inline bool isIntermediateOf(const Op &op, const TensorDecl *t) {
+  for (const TensorPtr &o : op.intermediates)
+    if (o.get() == t) return true;
+  return false;
+}
+
 // Text form of the tensor IR (golden-tested): `--emit=tensor`.
 std::string printOp(const Op &op);
 

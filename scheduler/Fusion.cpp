@@ -183,7 +183,7 @@ bool prologueApplies(const Op &op, const FusionState &s, size_t producer, std::s
   const TensorPtr &t = p.target;
   if (!groupReads(op, s, t)) return refuse(reason, "the anchor does not read '" + t->name + "'");
   if (containsReduce(p.value)) return refuse(reason, "it is not injective: it contains a reduction");
-  if (t->role != TensorRole::Intermediate)
+  if (!isIntermediateOf(op, t.get()))
     return refuse(reason, "'" + t->name + "' is an output of the op and must still be stored");
   if (writers(op, t) != 1) return refuse(reason, "'" + t->name + "' is assigned by several statements");
   if (const Assign *o = otherReader(op, s, t, producer, s.anchor))
@@ -202,7 +202,7 @@ bool epilogueApplies(const Op &op, const FusionState &s, size_t consumer, std::s
   const TensorPtr &t = s.result;
   if (!reads(c, t)) return refuse(reason, "it does not read '" + t->name + "'");
   if (containsReduce(c.value)) return refuse(reason, "it is not injective: it contains a reduction");
-  if (t->role != TensorRole::Intermediate)
+  if (!isIntermediateOf(op, t.get()))
     return refuse(reason, "'" + t->name + "' is an output of the op and must still be stored");
   if (writers(op, t) != 1) return refuse(reason, "'" + t->name + "' is assigned by several statements");
   if (reads(c, c.target)) return refuse(reason, "it reads '" + c.target->name + "', the tensor it writes");
@@ -229,8 +229,12 @@ bool epilogueApplies(const Op &op, const FusionState &s, size_t consumer, std::s
   return epilogueIndexMap(c, t, lds.front(), &map, reason);
 }
 
-KernelPtr fuseStatements(const KernelPtr &k, DiagEngine &diags) {
+KernelPtr fuseStatements(const KernelPtr &k, DiagEngine &diags, std::vector<FusionRefusal> *deferred) {
   const Op &op = *k->op;
+  auto report = [&](const Assign &a, const TensorPtr &other, const std::string &message) {
+    if (deferred) deferred->push_back(FusionRefusal{a.loc, a.target.get(), other.get(), message});
+    else diags.warning(a.loc, message);
+  };
   if (!k->synthesized || op.body.size() < 2) return k;
   FusionState s;
   size_t anchors = 0;
@@ -255,8 +259,8 @@ KernelPtr fuseStatements(const KernelPtr &k, DiagEngine &diags) {
     if (!groupReads(op, s, a.target)) continue;
     std::string why;
     if (!prologueApplies(op, s, p, &why)) {
-      diags.warning(a.loc, "cannot fuse '" + a.target->name + "' into '" + op.body[s.anchor].target->name +
-                               "' as a prologue: " + why);
+      report(a, op.body[s.anchor].target,
+             "cannot fuse '" + a.target->name + "' into '" + op.body[s.anchor].target->name + "' as a prologue: " + why);
       continue;
     }
     stmts[s.anchor] = rewriteMStmt(stmts[s.anchor], [&](const Expr &e) {
@@ -275,8 +279,8 @@ KernelPtr fuseStatements(const KernelPtr &k, DiagEngine &diags) {
     MStmtPtr fused;
     if (epilogueApplies(op, s, c, &why)) fused = applyEpilogue(stmts[s.anchor], a, s.result, &why);
     if (!fused) {
-      diags.warning(a.loc, "cannot fuse '" + a.target->name + "' into '" + op.body[s.anchor].target->name +
-                               "' as an epilogue: " + why);
+      report(a, s.result,
+             "cannot fuse '" + a.target->name + "' into '" + op.body[s.anchor].target->name + "' as an epilogue: " + why);
       break;
     }
     if (storesTo(fused, s.result).empty()) removed.push_back(s.result);
@@ -294,6 +298,21 @@ KernelPtr fuseStatements(const KernelPtr &k, DiagEngine &diags) {
   for (size_t i : s.live) body.push_back(stmts[i]);
   out->body = mBlock(std::move(body), k->body->loc);
   return out;
+}
+
+bool fusedTogether(const ir::Kernel &k, const ir::TensorDecl *a, const ir::TensorDecl *b) {
+  bool storesA = false, storesB = false;
+  for (const MStmtPtr &top : k.body->stmts) {
+    bool hasA = false, hasB = false;
+    visitMStmt(top, [&](const MStmt &m) {
+      if (m.kind != MStmt::Kind::Store) return;
+      hasA |= m.tensor.get() == a;
+      hasB |= m.tensor.get() == b;
+    });
+    if (hasA && hasB) return true;
+    storesA |= hasA, storesB |= hasB;
+  }
+  return !storesA || !storesB;
 }
 
 } // namespace tk

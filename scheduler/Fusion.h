@@ -49,8 +49,19 @@ bool epilogueApplies(const ir::Op &op, const FusionState &s, size_t consumer, st
 //     anchor's task right after the accumulation, over the identity store's
 //     loop nest.
 // Each candidate that cannot be fused draws a warning at its statement
-// saying why, and stays a statement of its own. Other kernels are returned
-// unchanged.
-ir::KernelPtr fuseStatements(const ir::KernelPtr &k, DiagEngine &diags);
+// saying why (appended to `deferred` instead, when given), and stays a
+// statement of its own. Other kernels are returned unchanged.
+struct FusionRefusal {
+  SourceLoc loc;                       // the statement that stayed apart
+  const ir::TensorDecl *stmt, *anchor; // what it writes; what the anchor writes
+  std::string message;
+};
+ir::KernelPtr fuseStatements(const ir::KernelPtr &k, DiagEngine &diags, std::vector<FusionRefusal> *deferred = nullptr);
+
+// Whether a later pass put the stores of `a` and `b` in one top-level
+// statement of k's body (one loop nest), or stopped storing either: a
+// refused fusion that the target's own fusion achieved (cpu row fusion of
+// RMSNorm's broadcast) is not reported.
+bool fusedTogether(const ir::Kernel &k, const ir::TensorDecl *a, const ir::TensorDecl *b);
 
 } // namespace tk

@@ -52,13 +52,7 @@ public:
     const TargetHooks &hooks = targetHooks(opts_.target.family);
     KernelPtr k = e.kernel;
     if (!k) k = hooks.constructKernel(e.op, *this); // [hook constructKernel]
-    if (!k) {
-      k = defaultSchedule(separateReassignedReads(e.op), opts_.target);
-      kernelStep("DefaultSchedule", *k);
-      KernelPtr fused = fuseStatements(k, diags_);
-      if (fused != k) kernelStep("FuseStatements", *fused);
-      k = hooks.fuseDefault(fused, *this); // [hook fuseDefault]
-    }
+    if (!k) k = defaultKernel(e.op);
     verifyMappingIR(*k, false);
     bool open = std::any_of(k->holes.begin(), k->holes.end(), [](const Hole &h) { return !h.value; });
     if (open && opts_.construct) {
@@ -97,6 +91,18 @@ public:
     f = insertRuntimeChecks(f, *k);
     funcStep("InsertRuntimeChecks", f);
     return hooks.finish(std::move(f), *this); // [hook finish]
+  }
+
+  KernelPtr defaultKernel(const OpPtr &op) override {
+    KernelPtr k = defaultSchedule(separateReassignedReads(op), opts_.target);
+    kernelStep("DefaultSchedule", *k);
+    std::vector<FusionRefusal> refused;
+    KernelPtr fused = fuseStatements(k, diags_, &refused);
+    if (fused != k) kernelStep("FuseStatements", *fused);
+    KernelPtr out = targetHooks(k->target).fuseDefault(fused, *this); // [hook fuseDefault]
+    for (const FusionRefusal &r : refused)
+      if (!fusedTogether(*out, r.stmt, r.anchor)) diags_.warning(r.loc, r.message);
+    return out;
   }
 
   const PipelineOptions &options() const override { return opts_; }

@@ -21,6 +21,9 @@ public:
   // Record that `pass` produced `k` / `f` (dumps it, runs the verifiers).
   virtual void kernelStep(const char *pass, const ir::Kernel &k) = 0;
   virtual void funcStep(const char *pass, const ir::LoweredFunc &f) = 0;
+  // The pipeline's default path for `op`: DefaultSchedule, statement fusion
+  // (its diagnostics reported) and the target's fuseDefault.
+  virtual ir::KernelPtr defaultKernel(const ir::OpPtr &op) = 0;
 };
 
 class TargetHooks {

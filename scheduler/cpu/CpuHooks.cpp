@@ -8,6 +8,8 @@
 #include "scheduler/cpu/CheckBarriers.h"
 #include "scheduler/cpu/ConstructConvolution.h"
 #include "scheduler/cpu/ConstructSchedule.h"
+#include "scheduler/cpu/ConstructStages.h"
+#include "scheduler/ReassignedReads.h"
 #include "scheduler/cpu/DeinterleaveStridedRows.h"
 #include "scheduler/cpu/FoldContractionConsumer.h"
 #include "scheduler/cpu/FuseRows.h"
@@ -19,24 +21,37 @@ using namespace ir;
 
 namespace {
 
+// The packed kernel of a one-statement op (a contraction with its
+// epilogue, or a convolution), or of a contraction and its element-wise
+// consumer folded into one; null when `op` is none of these.
+KernelPtr constructOne(const OpPtr &op, PassContext &ctx) {
+  const PipelineOptions &opts = ctx.options();
+  KernelPtr k;
+  if (constructScheduleApplies(*op)) {
+    k = constructContraction(op, *opts.construct, opts.target);
+    ctx.kernelStep("ConstructSchedule", *k);
+  } else if (OpPtr folded = foldContractionConsumer(op); folded && constructScheduleApplies(*folded)) {
+    // t = sum ..; O = g(t): the packed kernel with g as its epilogue.
+    k = constructContraction(folded, *opts.construct, opts.target);
+    ctx.kernelStep("FoldContractionConsumer + ConstructSchedule", *k);
+  } else if (constructConvolutionApplies(*op)) {
+    int bytes = scalarTypeBytes(op->body[0].target->dtype);
+    k = constructConvolution(op, chooseConvolutionTiles(opts.target, bytes));
+    ctx.kernelStep("ConstructConvolution", *k);
+  }
+  return k;
+}
+
 class CpuHooks final : public TargetHooks {
 public:
   KernelPtr constructKernel(const OpPtr &op, PassContext &ctx) const override {
     const PipelineOptions &opts = ctx.options();
     if (!opts.construct || !opts.constructContractions) return nullptr;
-    KernelPtr k;
-    if (constructScheduleApplies(*op)) {
-      k = constructContraction(op, *opts.construct, opts.target);
-      ctx.kernelStep("ConstructSchedule", *k);
-    } else if (OpPtr folded = foldContractionConsumer(op); folded && constructScheduleApplies(*folded)) {
-      // t = sum ..; O = g(t): the packed kernel with g as its epilogue.
-      k = constructContraction(folded, *opts.construct, opts.target);
-      ctx.kernelStep("FoldContractionConsumer + ConstructSchedule", *k);
-    } else if (constructConvolutionApplies(*op)) {
-      int bytes = scalarTypeBytes(op->body[0].target->dtype);
-      k = constructConvolution(op, chooseConvolutionTiles(opts.target, bytes));
-      ctx.kernelStep("ConstructConvolution", *k);
-    }
+    auto one = [&](const OpPtr &o) { return constructOne(o, ctx); };
+    if (KernelPtr k = one(op)) return k;
+    // Several statements: each contraction in a stage of its own.
+    KernelPtr k = constructStages(separateReassignedReads(op), one, ctx);
+    if (k) ctx.kernelStep("ConstructStages", *k);
     return k;
   }
 

@@ -42,11 +42,13 @@ OpPtr foldContractionConsumer(const OpPtr &op, std::string *reason) {
     refuse(reason, why);
     return OpPtr();
   };
-  if (op->body.size() != 2 || op->intermediates.size() != 1)
-    return refused("the op is not one intermediate statement and one output statement");
+  if (op->body.size() != 2) return refused("the op is not two statements");
   const Assign &producer = op->body[0], &consumer = op->body[1];
-  const TensorPtr &t = op->intermediates[0];
-  if (producer.target != t || consumer.target == t) return refused("the first statement does not write the intermediate");
+  const TensorPtr &t = producer.target;
+  // Y = sum ..; Y = g(Y): the in-place form, which writes no intermediate.
+  bool inPlace = op->intermediates.empty() && consumer.target == t;
+  if (!inPlace && (op->intermediates.size() != 1 || op->intermediates[0] != t || consumer.target == t))
+    return refused("the op is not one intermediate statement and one output statement");
   if (!containsReduce(producer.value)) return refused("the first statement holds no reduction");
   if (containsReduce(consumer.value)) return refused("the second statement holds a reduction");
   if (producer.vars.size() != consumer.vars.size()) return refused("the statements have different ranks");

@@ -18,6 +18,8 @@ namespace tk {
 // intermediate with a value holding a reduction, the second writing an
 // output over the same extents, reading the intermediate only at its own
 // index variables in order (no padding or guard), holding no reduction.
+// The in-place form `Y = sum ..; Y = g(Y)` (no intermediate, both writing
+// the output Y) folds the same way.
 // Otherwise null, and why in `reason` when given.
 ir::OpPtr foldContractionConsumer(const ir::OpPtr &op, std::string *reason = nullptr);
 

@@ -106,6 +106,7 @@ size_t loadsOf(const MStmtPtr &s, const TensorDecl *t) {
 // The fused row body being rewritten, and the tensors that the kernel's
 // statements outside it access (they still need what is stored in memory).
 struct RowRun {
+  const Op *op; // what is an intermediate (may stop being stored) and an output
   std::vector<MStmtPtr> pieces;
   std::string row;
   std::set<const TensorDecl *> outside;
@@ -151,7 +152,7 @@ bool foldOne(RowRun &r, std::set<const TensorDecl *> &dropped) {
   for (size_t p = 0; p < pieces.size(); ++p) {
     std::vector<std::string> cols, outCols;
     const MStmt *st = elementwiseStore(pieces[p], row, cols);
-    if (!st || st->tensor->role != TensorRole::Intermediate || !expensive(st->value)) continue;
+    if (!st || !isIntermediateOf(*r.op, st->tensor.get()) || !expensive(st->value)) continue;
     const TensorPtr t = st->tensor;
     if (!readersAccountedFor(r, p, t.get())) continue;
     size_t last = p;
@@ -159,7 +160,7 @@ bool foldOne(RowRun &r, std::set<const TensorDecl *> &dropped) {
       if (loadsOf(pieces[c], t.get())) last = c;
     if (last == p) continue;
     const MStmt *out = elementwiseStore(pieces[last], row, outCols);
-    if (!out || out->tensor->role != TensorRole::Output || out->tensor->dtype != t->dtype ||
+    if (!out || !isOutputOf(*r.op, out->tensor.get()) || out->tensor->dtype != t->dtype ||
         out->tensor->rank() != t->rank())
       continue;
     const TensorPtr o = out->tensor;
@@ -199,7 +200,7 @@ bool inlineOne(RowRun &r, std::set<const TensorDecl *> &dropped) {
   for (size_t p = 0; p < pieces.size(); ++p) {
     std::vector<std::string> cols;
     const MStmt *st = elementwiseStore(pieces[p], r.row, cols);
-    if (!st || st->tensor->role != TensorRole::Intermediate) continue;
+    if (!st || !isIntermediateOf(*r.op, st->tensor.get())) continue;
     const TensorDecl *t = st->tensor.get();
     if (!readersAccountedFor(r, p, t)) continue;
     std::vector<MStmtPtr> after(pieces.begin() + long(p) + 1, pieces.end());
@@ -261,6 +262,7 @@ KernelPtr fuseRows(const KernelPtr &k) {
       continue;
     }
     RowRun r;
+    r.op = k->op.get();
     r.row = stmts[i]->vars[0];
     for (size_t s = i; s <= j; ++s) {
       Expr v = var(r.row, VarKind::Loop, ScalarType::I64, stmts[s]->loc);

@@ -68,3 +68,25 @@ op f(A: f32[M, K], B: f32[K, M]) -> O: f32[M, M] {
 )"), &why));
   CHECK(why == "a reduction variable is named like an output index");
 }
+
+TEST_CASE("fold contraction consumer: the in-place form Y = sum ..; Y = g(Y) folds too") {
+  OpPtr op = firstOp(R"(
+op f(A: f32[M, K], B: f32[K, N]) -> Y: f32[M, N] {
+  Y[i, j] = sum(k) A[i, k] * B[k, j];
+  Y[i, j] = Y[i, j] * 2.0 + 1.0;
+}
+)");
+  std::string why;
+  OpPtr folded = foldContractionConsumer(op, &why);
+  REQUIRE_MESSAGE(folded, why);
+  REQUIRE(folded->body.size() == 1);
+  CHECK(printExpr(folded->body[0].value) == "sum(k < K: A[i, k] * B[k, j]) * 2.0 + 1.0");
+  CHECK(constructScheduleApplies(*folded, &why));
+  // Reading Y elsewhere is not the in-place form.
+  CHECK(!foldContractionConsumer(firstOp(R"(
+op f(A: f32[M, K], B: f32[K, M]) -> Y: f32[M, M] {
+  Y[i, j] = sum(k) A[i, k] * B[k, j];
+  Y[i, j] = Y[j, i] * 2.0;
+}
+)"), &why));
+}
