@@ -126,7 +126,7 @@ int main(int argc, char **argv) {
     if (torch.empty())
       std::cerr << "tk_ops_bench: PyTorch column left out: " << error << "\n";
   } else {
-    std::cerr << "tk_ops_bench: python3 cannot import torch: no PyTorch column\n";
+    std::cerr << "tk_ops_bench: python3 (or $TK_PYTHON) cannot import torch: no PyTorch column\n";
   }
   for (Row &r : b.rows)
     if (auto it = torch.find(r.name); it != torch.end())

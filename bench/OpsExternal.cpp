@@ -53,9 +53,17 @@ void *compileCLoops(const std::string &source, const std::string &workDir, std::
   return h;
 }
 
+// The Python that runs ops_torch.py: $TK_PYTHON, else python3 on PATH (a
+// pyenv or virtualenv python3 may not see Debian's python3-torch, which
+// lives in /usr/bin/python3's site-packages).
+std::string python() {
+  const char *p = std::getenv("TK_PYTHON");
+  return p && *p ? quote(p) : std::string("python3");
+}
+
 bool haveTorch() {
   std::string out;
-  return run("python3 -c 'import torch' >/dev/null", &out, true) == 0;
+  return run(python() + " -c 'import torch' >/dev/null", &out, true) == 0;
 }
 
 std::map<std::string, double> torchSeconds(const std::string &script, const std::vector<TorchCase> &cases,
@@ -68,7 +76,7 @@ std::map<std::string, double> torchSeconds(const std::string &script, const std:
     for (const TorchCase &c : cases)
       f << c.name << '\t' << c.op << '\t' << fmt::format("{}", fmt::join(c.extents, " ")) << '\n';
   }
-  std::string cmd = fmt::format("python3 {} {} --threads {} --runs {} --max-seconds {}", quote(script), quote(spec),
+  std::string cmd = fmt::format("{} {} {} --threads {} --runs {} --max-seconds {}", python(), quote(script), quote(spec),
                                 threads, runs, maxSeconds);
   std::string out;
   std::map<std::string, double> times;

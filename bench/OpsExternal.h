@@ -20,7 +20,8 @@ struct TorchCase {
   std::vector<long> extents;
 };
 
-// True when `python3 -c 'import torch'` succeeds.
+// True when `python3 -c 'import torch'` succeeds ($TK_PYTHON instead of
+// python3 when set, here and below).
 bool haveTorch();
 
 // Runs `python3 script SPEC --threads T --runs N --max-seconds S` on the

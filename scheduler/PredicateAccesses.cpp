@@ -126,15 +126,20 @@ void rangeGuard(Expr &g, const Expr &idx, const Expr &X, const Guards &sc) {
 }
 
 Expr guard(const TensorDecl &t, const std::vector<Expr> &indices, const Guards &sc) {
-  // A flattened pair [e / S, e % S] over the last extent S is in range
+  // A flattened pair [e / S, e % S] over dimensions (d, d + 1) is in range
   // exactly when 0 <= e < H * S (ir/FlatIndex.h): one guard, linear in e,
   // which a vector loop over e turns into a lane mask, where guards on
   // e / S and e % S would be per-element branches.
-  Expr flat = flatTrailingIndex(t, indices);
-  size_t plain = std::min(indices.size(), t.rank()) - (flat ? 2 : 0);
+  std::optional<FlatPair> flat = flatPairIndex(t, indices);
   Expr g;
-  for (size_t d = 0; d < plain; ++d) rangeGuard(g, indices[d], simplify(t.shape[d]), sc);
-  if (flat) rangeGuard(g, flat, simplify(mul(t.shape[plain], t.shape[plain + 1])), sc);
+  for (size_t d = 0; d < std::min(indices.size(), t.rank()); ++d) {
+    if (flat && d == flat->dim) {
+      rangeGuard(g, flat->index, simplify(mul(t.shape[d], t.shape[d + 1])), sc);
+      ++d;
+    } else {
+      rangeGuard(g, indices[d], simplify(t.shape[d]), sc);
+    }
+  }
   return g ? simplify(g, &sc.bounds) : g;
 }
 

@@ -73,20 +73,17 @@ llvm::Value *elementAddress(CodegenContext &cg, const ir::TensorDecl &t,
 
 llvm::Value *linearIndex(CodegenContext &cg, const ir::TensorDecl &t, const std::vector<ir::Expr> &indices) {
   auto extent = [&](size_t k) { return lowerExprAs(cg, t.shape[k], ScalarType::I64); };
-  // A trailing [e / S, e % S] pair is element e of the last two dimensions
+  // A pair [e / S, e % S] over dimensions (d, d + 1) is element e of the two
   // flattened (ir/FlatIndex.h): linear in e, with no division for LLVM to
   // fold (it does not, for a run-time S), so vector loops see unit stride.
-  ir::Expr flat = ir::flatTrailingIndex(t, indices);
-  size_t plain = flat ? indices.size() - 2 : indices.size();
+  std::optional<ir::FlatPair> flat = ir::flatPairIndex(t, indices);
   llvm::Value *linear = nullptr;
-  for (size_t k = 0; k < plain; ++k) {
-    llvm::Value *idx = lowerExprAs(cg, indices[k], ScalarType::I64);
-    linear = k == 0 ? idx : cg.b.CreateAdd(cg.b.CreateMul(linear, extent(k)), idx);
-  }
-  if (flat) {
-    llvm::Value *e = lowerExprAs(cg, flat, ScalarType::I64);
-    llvm::Value *rows = cg.b.CreateMul(extent(plain), extent(plain + 1));
-    linear = linear ? cg.b.CreateAdd(cg.b.CreateMul(linear, rows), e) : e;
+  for (size_t k = 0; k < indices.size(); ++k) {
+    bool merged = flat && k == flat->dim;
+    llvm::Value *idx = lowerExprAs(cg, merged ? flat->index : indices[k], ScalarType::I64);
+    llvm::Value *ext = k == 0 ? nullptr : merged ? cg.b.CreateMul(extent(k), extent(k + 1)) : extent(k);
+    linear = k == 0 ? idx : cg.b.CreateAdd(cg.b.CreateMul(linear, ext), idx);
+    if (merged) ++k;
   }
   return linear ? linear : cg.b.getInt64(0);
 }

@@ -14,6 +14,7 @@
 #include "scheduler/cpu/FoldContractionConsumer.h"
 #include "scheduler/cpu/FuseRows.h"
 #include "scheduler/cpu/InstrumentMappingChecks.h"
+#include "scheduler/cpu/MergeReductionVars.h"
 #include "scheduler/cpu/SpecializeScalars.h"
 
 namespace tk {
@@ -26,20 +27,33 @@ namespace {
 // consumer folded into one; null when `op` is none of these.
 KernelPtr constructOne(const OpPtr &op, PassContext &ctx) {
   const PipelineOptions &opts = ctx.options();
-  KernelPtr k;
-  if (constructScheduleApplies(*op)) {
-    k = constructContraction(op, *opts.construct, opts.target);
-    ctx.kernelStep("ConstructSchedule", *k);
-  } else if (OpPtr folded = foldContractionConsumer(op); folded && constructScheduleApplies(*folded)) {
-    // t = sum ..; O = g(t): the packed kernel with g as its epilogue.
-    k = constructContraction(folded, *opts.construct, opts.target);
-    ctx.kernelStep("FoldContractionConsumer + ConstructSchedule", *k);
-  } else if (constructConvolutionApplies(*op)) {
-    int bytes = scalarTypeBytes(op->body[0].target->dtype);
-    k = constructConvolution(op, chooseConvolutionTiles(opts.target, bytes));
-    ctx.kernelStep("ConstructConvolution", *k);
+  // The op as ConstructSchedule takes it, and the rewrites that made it so
+  // (for --dump-after-each-pass).
+  OpPtr contraction = op;
+  std::string steps;
+  if (!constructScheduleApplies(*contraction))
+    if (OpPtr folded = foldContractionConsumer(contraction)) {
+      // t = sum ..; O = g(t): the packed kernel with g as its epilogue.
+      contraction = folded;
+      steps += "FoldContractionConsumer + ";
+    }
+  if (!constructScheduleApplies(*contraction))
+    if (OpPtr merged = mergeReductionVars(contraction)) {
+      contraction = merged;
+      steps += "MergeReductionVars + ";
+    }
+  if (constructScheduleApplies(*contraction)) {
+    KernelPtr k = constructContraction(contraction, *opts.construct, opts.target);
+    ctx.kernelStep((steps + "ConstructSchedule").c_str(), *k);
+    return k;
   }
-  return k;
+  if (constructConvolutionApplies(*op)) {
+    int bytes = scalarTypeBytes(op->body[0].target->dtype);
+    KernelPtr k = constructConvolution(op, chooseConvolutionTiles(opts.target, bytes));
+    ctx.kernelStep("ConstructConvolution", *k);
+    return k;
+  }
+  return nullptr;
 }
 
 class CpuHooks final : public TargetHooks {

@@ -43,3 +43,17 @@ TEST_CASE("flat index: a constant last extent survives simplification") {
   // The linear head must go with a quotient of the same dividend.
   CHECK(flat(*T, {simplify(add(mul(b, ci(4)), binary(BinOp::Div, b, ci(16)))), r}) == "none");
 }
+
+TEST_CASE("flat index: a pair at any two adjacent dimensions, first match") {
+  Expr e = lv("e"), K = sym("K");
+  auto W = tensor("W", {sym("J"), K, sym("L")}, TensorRole::Input);
+  std::optional<FlatPair> p = flatPairIndex(*W, {binary(BinOp::Div, e, K), binary(BinOp::Mod, e, K), lv("l")});
+  REQUIRE(p);
+  CHECK(p->dim == 0);
+  CHECK(printExpr(p->index) == "e");
+  // Not trailing: flatTrailingIndex says none.
+  CHECK(!flatTrailingIndex(*W, {binary(BinOp::Div, e, K), binary(BinOp::Mod, e, K), lv("l")}));
+  // The divisor must be the second dimension's extent.
+  CHECK(!flatPairIndex(*W, {binary(BinOp::Div, e, sym("L")), binary(BinOp::Mod, e, sym("L")), lv("l")}));
+  CHECK(!flatPairIndex(*W, {lv("j"), lv("k"), lv("l")}));
+}
