@@ -28,13 +28,13 @@ struct Range {
 // `g` as a*v + r < 0 solved for v, when g is a window condition: integer
 // comparison, v with a constant coefficient, and the rest mentioning an
 // enclosing loop variable but not v.
-std::optional<Range> solve(const Expr &g, const std::string &v, const std::set<std::string> &outer) {
+std::optional<Range> solve(const Expr &g, const std::string &v, const std::set<std::string> &outer, bool anyRest = false) {
   if (g->kind != ExprKind::Binary || !isComparison(g->binOp) || !isInteger(g->args[0]->type)) return std::nullopt;
   std::optional<VarTerm> split = splitOnVar(sub(g->args[0], g->args[1]), v);
   if (!split) return std::nullopt;
   int64_t a = split->coef;
   Expr r = fromLinear(split->rest);
-  if (a == 0 || !mentionsAny(r, outer)) return std::nullopt;
+  if (a == 0 || (!anyRest && !mentionsAny(r, outer))) return std::nullopt;
   // Normalise to a*v + r < 0.
   switch (g->binOp) {
   case BinOp::LT: break;
@@ -47,6 +47,25 @@ std::optional<Range> solve(const Expr &g, const std::string &v, const std::set<s
     return Range{nullptr, simplify(floorDiv(add(sub(intImm(0), r), intImm(a - 1)), intImm(a)))};
   // -b*v + r < 0  <=>  v > r / b  <=>  v >= floor(r / b) + 1
   return Range{simplify(add(floorDiv(r, intImm(-a)), intImm(1))), nullptr};
+}
+
+bool mentionsLoopVar(const Expr &e) {
+  bool found = false;
+  visitExpr(e, [&](const Expr &n) { found |= n->kind == ExprKind::Var && n->varKind == VarKind::Loop; });
+  return found;
+}
+
+// A condition on v at the edge of the iteration domain (a stencil's
+// `0 <= j - 1`, `j + 1 < W`): affine in v, the rest constants and shape
+// symbols only. Where it fails is a few iterations at either end whatever
+// the schedule, so splitting them off is always worth it (a tile
+// position's overshoot guard mentions the tile's variable and is left to
+// VersionFullTiles).
+std::optional<Range> solveDomainEdge(const Expr &g, const std::string &v) {
+  if (g->kind != ExprKind::Binary || !isComparison(g->binOp) || !isInteger(g->args[0]->type)) return std::nullopt;
+  std::optional<VarTerm> split = splitOnVar(sub(g->args[0], g->args[1]), v);
+  if (!split || split->coef == 0 || mentionsLoopVar(fromLinear(split->rest))) return std::nullopt;
+  return solve(g, v, {}, true);
 }
 
 LStmtPtr loop(const LStmt &proto, Expr begin, Expr end, LStmtPtr body) {
@@ -78,6 +97,11 @@ bool foldsIntoRegisterTile(const LStmtPtr &body, const std::string &v, const std
     if (n.kind != LStmt::Kind::Store || !n.value || n.value->kind != ExprKind::Binary) return;
     BinOp op = n.value->binOp;
     if (op != BinOp::Add && op != BinOp::Max && op != BinOp::Min) return;
+    // An accumulation reads its own element: T = T (+) x.
+    bool accumulates = false;
+    for (const Expr &term : n.value->args)
+      accumulates |= term->kind == ExprKind::Load && term->tensor == n.tensor;
+    if (!accumulates) return;
     for (const Expr &term : n.value->args) {
       if (op == BinOp::Add && term->kind == ExprKind::Binary && term->binOp == BinOp::Mul) {
         found |= lastIndexStep(term->args[0], v) == 1 || lastIndexStep(term->args[1], v) == 1;
@@ -90,8 +114,49 @@ bool foldsIntoRegisterTile(const LStmtPtr &body, const std::string &v, const std
   return found;
 }
 
+// The guard conjuncts of loads and stores in `s`'s body that do not vary
+// inside the loop (a stencil's row conditions `0 <= i - 1` inside the loop
+// over j): their texts, and their conjunction (null when none).
+Expr invariantGuards(const LStmtPtr &s, std::set<std::string> &texts) {
+  std::set<std::string> inner{s->var};
+  visitLStmt(s->body, [&](const LStmt &n) {
+    if (n.kind == LStmt::Kind::For || n.kind == LStmt::Kind::Let) inner.insert(n.var);
+  });
+  Expr all;
+  auto take = [&](const Expr &pred) {
+    if (!pred) return;
+    std::vector<Expr> parts;
+    guardConjuncts(pred, parts);
+    for (const Expr &g : parts)
+      if (!mentionsAny(g, inner) && texts.insert(printExpr(g)).second)
+        all = all ? binary(BinOp::And, all, g) : g;
+  };
+  visitLStmt(s->body, [&](const LStmt &n) {
+    take(n.pred);
+    for (const Expr &e : {n.value, n.cond})
+      if (e) visitExpr(e, [&](const Expr &ld) { if (ld->kind == ExprKind::Load) take(ld->pred); });
+    for (const Expr &i : n.indices) visitExpr(i, [&](const Expr &ld) { if (ld->kind == ExprKind::Load) take(ld->pred); });
+  });
+  return all;
+}
+
+LStmtPtr partitionAlong(const LStmtPtr &s, const std::set<std::string> &outer);
+
+// The loop split along its variable (partitionAlong), and versioned on its
+// invariant guards when it has some: `if (guards) { the loop without them }
+// else { the loop }`, each split the same way, so that a stencil's
+// interior rows run an interior without any guard.
 LStmtPtr partition(const LStmtPtr &s, const std::set<std::string> &outer, const std::set<const TensorDecl *> &written) {
   if (!storesAlong(s->body, s->var) || foldsIntoRegisterTile(s->body, s->var, written)) return s;
+  std::set<std::string> texts;
+  Expr invariant = invariantGuards(s, texts);
+  if (!invariant) return partitionAlong(s, outer);
+  auto hoisted = std::make_shared<LStmt>(*s);
+  hoisted->body = dropGuards(s->body, texts);
+  return lIf(simplify(invariant), partitionAlong(hoisted, outer), partitionAlong(s, outer), s->loc);
+}
+
+LStmtPtr partitionAlong(const LStmtPtr &s, const std::set<std::string> &outer) {
   std::set<std::string> proven;
   Expr lo = s->min, hi = simplify(add(s->min, s->extent));
   const Expr end = hi;
@@ -106,6 +171,7 @@ LStmtPtr partition(const LStmtPtr &s, const std::set<std::string> &outer, const 
           std::string text = printExpr(g);
           if (proven.count(text)) continue;
           auto range = solve(g, s->var, outer);
+          if (!range) range = solveDomainEdge(g, s->var);
           if (!range) continue;
           proven.insert(text);
           if (range->lower) lo = binary(BinOp::Max, lo, range->lower);

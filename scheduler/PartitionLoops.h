@@ -19,13 +19,16 @@ namespace tk {
 // register tiles mask their edges), whose load guards include window
 // conditions — a comparison affine in v with a constant coefficient whose
 // other terms mention an enclosing serial loop's variable (the window offset) —
-// returns
+// or domain-edge conditions — the same with the other terms constants and
+// shape symbols only (a stencil's `j + 1 < W`) — returns
 //   for v in [m, lo)   { body }
 //   for v in [lo, hi)  { body without those conditions }
 //   for v in [hi, m + e) { body }
 // with lo/hi the exact bounds where every such condition holds (solved for
-// v, clamped to the loop's range). Other guards stay everywhere; loops
-// without window conditions are unchanged.
+// v, clamped to the loop's range). Guards that do not vary inside the loop
+// (a stencil's `i + 1 < H` in the loop over j) version it first:
+// `if (they hold) { split loop without them } else { split loop }`. Other
+// guards stay everywhere; loops without such conditions are unchanged.
 ir::LoweredFunc partitionLoops(const ir::LoweredFunc &f);
 
 // Whether guard conjunct `g` is such a window condition for the innermost

@@ -92,3 +92,19 @@ TEST_CASE("partition loops: window steps reduced into a register stay one loop")
   CHECK(text.find("for s in 0..3 {") != std::string::npos);
   CHECK(text.find("for s in min(") == std::string::npos);
 }
+
+TEST_CASE("partition loops: a stencil's domain edges split off, and its row conditions version the row loop") {
+  std::string text = schedtest::loopIRText(R"(op stencil2d(X: f32[H, W]) -> Y: f32[H, W] {
+  Y[i, j] = 0.5 * X[i, j] + 0.125 * ((X[i - 1, j] else 0.0) + (X[i + 1, j] else 0.0)
+                                   + (X[i, j - 1] else 0.0) + (X[i, j + 1] else 0.0));
+})");
+  // The row conditions do not vary along j: the j loop is versioned on them.
+  CHECK(text.find("if (0 <= i - 1 && i + 1 < H) {") != std::string::npos);
+  // Interior rows, interior columns: no guard at all (a unit-stride product
+  // 0.5 * X[i, j] that accumulates nothing is not a register tile's).
+  CHECK(text.find("Y[i, j] = 0.5 * X[i, j] + 0.125 * (X[i - 1, j] + X[i + 1, j] + X[i, j - 1] + X[i, j + 1]);") !=
+        std::string::npos);
+  // The columns at the edges keep theirs.
+  CHECK(text.find("for j in 0..min(1, W) {") != std::string::npos);
+  CHECK(text.find("for j in max(W - 1, min(1, W))..W {") != std::string::npos);
+}
