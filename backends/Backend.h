@@ -67,10 +67,11 @@ public:
   // backend does not know.
   virtual std::optional<Target> resolve(const std::string &targetName, std::string *error) const = 0;
   // The hardware description the construction optimizer assumes without
-  // --hw (docs/hardware.md): `host` (the detected CPU) or a name in
-  // <stdlib>/targets, so a device target's tiles do not depend on the
-  // machine that compiles it.
-  virtual std::string_view defaultHardware() const = 0;
+  // The hardware description `target` is compiled for without --hw
+  // (docs/hardware.md): `host` (the detected CPU) only for the host target;
+  // any other names a file in <stdlib>/targets, so a cross build or a build
+  // farm gets the same tiles whatever machine compiles it.
+  virtual std::string defaultHardware(const Target &target) const = 0;
 
   // Whether emit() can write `kind`.
   virtual bool canEmit(OutputKind kind) const = 0;

@@ -90,8 +90,21 @@ function(tk_add_library name)
     list(APPEND _hdrs ${_hdr})
   endforeach()
 
+  # The library has only objects, so CMake cannot infer how to archive it:
+  # name an enabled language.  Hard-coding C broke project(p CXX) at
+  # generate time (no CMAKE_C_ARCHIVE_CREATE); the archive is the same
+  # either way, and the tkc objects and libtkrt are C ABI.
+  get_property(_langs GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if("CXX" IN_LIST _langs)
+    set(_linker_lang CXX)
+  elseif("C" IN_LIST _langs)
+    set(_linker_lang C)
+  else()
+    message(FATAL_ERROR "tk_add_library(${name}): enable C or CXX first, e.g. project(${PROJECT_NAME} C) or enable_language(C)")
+  endif()
+
   add_library(${name} STATIC ${_objs} ${_hdrs})
-  set_target_properties(${name} PROPERTIES LINKER_LANGUAGE C)
+  set_target_properties(${name} PROPERTIES LINKER_LANGUAGE ${_linker_lang})
   target_include_directories(${name} PUBLIC ${_incdir})
   target_link_libraries(${name} PUBLIC tk::tkrt)
 endfunction()

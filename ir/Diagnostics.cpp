@@ -122,9 +122,35 @@ void DiagEngine::report(Severity s, SourceLoc loc, std::string msg) {
   if (format_ == Format::Text) (os_ ? *os_ : std::cerr) << renderText(diags_.back());
 }
 
+// The length of the well-formed UTF-8 sequence at s[i] (RFC 3629: no
+// overlong forms, no surrogates, at most U+10FFFF), or 0.
+static size_t utf8Length(std::string_view s, size_t i) {
+  auto at = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  unsigned char c = at(i);
+  size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((at(i + k) >> 6) != 2) return 0;
+  if (n == 2 && c < 0xC2) return 0;                                       // overlong
+  if (n == 3 && c == 0xE0 && at(i + 1) < 0xA0) return 0;                  // overlong
+  if (n == 3 && c == 0xED && at(i + 1) >= 0xA0) return 0;                 // surrogate
+  if (n == 4 && (c > 0xF4 || (c == 0xF0 && at(i + 1) < 0x90) || (c == 0xF4 && at(i + 1) >= 0x90))) return 0;
+  return n;
+}
+
+// A JSON string: quotes, backslashes and control characters escaped, and
+// every byte that is not part of well-formed UTF-8 (a Latin-1 source line)
+// replaced by U+FFFD, so the document is valid JSON whatever the input.
 static void jsonString(std::ostream &os, std::string_view s) {
   os << '"';
-  for (unsigned char c : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80) {
+      size_t n = utf8Length(s, i);
+      if (n == 0) os << "\\ufffd";
+      else os << s.substr(i, n), i += n - 1;
+      continue;
+    }
     switch (c) {
     case '"': os << "\\\""; break;
     case '\\': os << "\\\\"; break;
@@ -132,7 +158,7 @@ static void jsonString(std::ostream &os, std::string_view s) {
     case '\t': os << "\\t"; break;
     case '\r': os << "\\r"; break;
     default:
-      if (c < 0x20) {
+      if (c < 0x20 || c == 0x7f) {
         static const char *hex = "0123456789abcdef";
         os << "\\u00" << hex[c >> 4] << hex[c & 15];
       } else {

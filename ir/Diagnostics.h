@@ -52,6 +52,7 @@ public:
   explicit DiagEngine(const SourceManager &sm) : sm_(sm) {}
 
   void setFormat(Format f) { format_ = f; }
+  Format format() const { return format_; }
   void setColor(bool on) { color_ = on; }
   void setStream(std::ostream *os) { os_ = os; } // default std::cerr
   void setWarningsAsErrors(bool on) { werror_ = on; }

@@ -21,7 +21,7 @@ public:
     // none but its host code, which is baseline x86-64 (128-bit SSE2).
     return backend::Target{cuda->name, TargetDesc{ir::TargetFamily::Cuda}, *cuda};
   }
-  std::string_view defaultHardware() const override { return "h100"; }
+  std::string defaultHardware(const backend::Target &) const override { return "h100"; }
 
   bool canEmit(backend::OutputKind kind) const override { return kind != backend::OutputKind::Assembly; }
   // The host object to link and the PTX it embeds (for ptxas, cuobjdump

@@ -23,7 +23,8 @@ public:
     if (!cpu) return std::nullopt;
     return backend::Target{cpu->name, TargetDesc{ir::TargetFamily::Cpu, cpu->vectorBits, cpu->vectorRegisters}, *cpu};
   }
-  std::string_view defaultHardware() const override { return "host"; }
+  // x86_64, x86_64-avx2, x86_64-avx512: stdlib/targets/<name>.hw.
+  std::string defaultHardware(const backend::Target &target) const override { return target.name; }
 
   bool canEmit(backend::OutputKind kind) const override { return kind != backend::OutputKind::Ptx; }
   std::vector<backend::OutputKind> buildOutputs() const override { return {backend::OutputKind::Object}; }

@@ -1,5 +1,7 @@
 #include "frontend/driver/CommandLine.h"
 
+#include "frontend/driver/Depfile.h"
+
 #include "frontend/ResolveImports.h"
 
 #include <fmt/format.h>
@@ -108,16 +110,30 @@ std::optional<DriverOptions> parseCommandLine(const std::vector<std::string> &ar
     out = args[++i];
     return true;
   };
+  bool emitGiven = false;
+  std::string emitName;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string &a = args[i];
     std::string v;
-    if (a == "--help" || a == "-h") o.showHelp = true;
+    if (a == "--help" || (a == "-h" && i + 1 == args.size())) o.showHelp = true;
+    else if (startsWith(a, "-h") && a != "-h" && !startsWith(a, "--")) o.headerPath = a.substr(2);
+    else if (a == "-h") o.headerPath = args[++i]; // ISPC's -h FILE
+    else if (startsWith(a, "--header=")) o.headerPath = a.substr(9);
     else if (a == "--version") o.showVersion = true;
     else if (a == "-MD") o.depfile = true;
+    else if (a == "-MMD") o.depfile = o.depsSkipStdlib = true;
+    else if (a == "-M") o.depsOnly = true;
+    else if (a == "-MM") o.depsOnly = o.depsSkipStdlib = true;
+    else if (a == "-MP") o.depPhony = true;
     else if (a == "-Werror") o.werror = true;
     else if (a.size() == 3 && startsWith(a, "-O") && a[2] >= '0' && a[2] <= '3') o.optLevel = a[2] - '0';
     else if (startsWith(a, "-MF")) { if (!takeValue(i, "-MF", o.depfilePath)) return std::nullopt; }
-    else if (startsWith(a, "-MT")) { if (!takeValue(i, "-MT", o.depTarget)) return std::nullopt; }
+    else if (startsWith(a, "-MT") || startsWith(a, "-MQ")) {
+      // Like gcc: -MT is written as given, -MQ quoted for make; each adds one.
+      std::string flag = a.substr(0, 3);
+      if (!takeValue(i, flag, v)) return std::nullopt;
+      o.depTargets.push_back(flag == "-MQ" ? escapeDepfilePath(v) : v);
+    }
     else if (startsWith(a, "-o")) { if (!takeValue(i, "-o", o.output)) return std::nullopt; }
     else if (startsWith(a, "-I")) {
       if (!takeValue(i, "-I", v)) return std::nullopt;
@@ -125,6 +141,15 @@ std::optional<DriverOptions> parseCommandLine(const std::vector<std::string> &ar
     } else if (startsWith(a, "--emit=")) {
       auto k = parseEmit(a.substr(7), error);
       if (!k) return std::nullopt;
+      // One run writes one kind (plus --header=FILE): a second, different
+      // --emit would silently win over the first.
+      if (emitGiven && *k != o.emit) {
+        *error = "conflicting --emit=" + emitName + " and " + a + " (one kind per run; --header=FILE also writes "
+                 "the C header)";
+        return std::nullopt;
+      }
+      emitGiven = true;
+      emitName = a.substr(7);
       o.emit = *k;
     } else if (startsWith(a, "--target=")) {
       o.target = a.substr(9);
@@ -153,6 +178,10 @@ std::optional<DriverOptions> parseCommandLine(const std::vector<std::string> &ar
     }
     else if (startsWith(a, "--hw=")) o.hardware = a.substr(5);
     else if (a == "--construct-trace") o.constructTrace = true;
+    else if (startsWith(a, "--construct-trace=")) {
+      o.constructTrace = true;
+      o.constructTraceFile = a.substr(18);
+    }
     else if (a == "--check-mappings") o.checkMappings = true;
     else if (a == "--dump-after-each-pass") o.dumpAfterEachPass = true;
     else if (a == "--print-hw") o.printHardware = true;
@@ -255,24 +284,35 @@ Output:
                           BASENAME.ext; --emit=obj (the default) then writes the
                           object, the header and, for cuda targets, the PTX
   --emit=KIND             ast | tensor | mapping | loop | llvm | asm | obj | header
-                          | ptx (default obj; ptx for cuda targets, asm for CPU ones)
+                          | ptx (default obj; ptx for cuda targets, asm for CPU ones);
+                          one kind per run
+  --header=FILE, -h FILE  also write the C header to FILE in the same run
   -O0 -O1 -O2 -O3         LLVM optimization level (default -O2)
   --target=NAME           host | x86_64 | x86_64-avx2 | x86_64-avx512 (default host)
-                          | cuda-sm_80 | cuda-sm_90 | cuda-sm_90a | cuda (= cuda-sm_90)
+                          | cuda-sm_80 | cuda-sm_90 | cuda-sm_90a | cuda (= cuda-sm_90);
+                          only host tunes for the machine that compiles: a named
+                          target uses its own description (see --hw), so every
+                          build machine writes the same bytes
 Input:
+  file.tk                 the input; '-', /dev/stdin, /dev/fd/N or a FIFO are read
+                          once (at most 64 MiB; '-' is named <stdin>); a stream
+                          input needs -o for file outputs
   -I DIR, -IDIR           search DIR for imports (after the importing file's directory)
   --stdlib=DIR            directory holding std/*.tk (default: $TK_STDLIB, then
                           <tkc>/../share/tk/stdlib, then the source tree's stdlib)
   @FILE                   read more arguments from FILE
 Construction optimizer (fills '?' holes, docs/construct.md):
   --hw=FILE|NAME          hardware description (docs/hardware.md): a .hw file, or a
-                          name in <stdlib>/targets (zen5-2c, h100, ...); default: host
+                          name in <stdlib>/targets (zen5-2c, h100, ...), or host;
+                          default: host for --target=host, <stdlib>/targets/NAME.hw
+                          for a named CPU target, h100 for cuda targets
   --shape-hint=SYM=N      assume shape symbol SYM = N while constructing (default 1024,
                           3 for a window extent such as conv2d's R and S); 1 <= N <= 2^40
   --tuning-records=FILE   apply the schedules `tkc tune` recorded (docs/looptune.md)
   --print-hw              print the hardware description in effect (--hw, or the
                           target's default) and exit; no input needed
-  --construct-trace       print the construction path on stdout
+  --construct-trace       print the construction path on stderr
+  --construct-trace=FILE  write it to FILE
   --rank=roofline         rank candidates by the analytical estimate (the default)
   --rank=measure          compile and time the best candidates on this CPU, keep
                           the fastest (CPU targets only; model is reserved)
@@ -280,9 +320,18 @@ Construction optimizer (fills '?' holes, docs/construct.md):
                           get a packed, cache-blocked kernel sized for --hw (default)
   --schedule=default      keep the plain default schedule for them
 Dependencies:
+  (as gcc; a depfile lists the input, its imports, the --hw file and the
+  --tuning-records/--policy files: everything that changes the output)
   -MD                     also write a Make/Ninja depfile (on success only)
+  -MMD                    the same without the stdlib's files (gcc's system headers)
+  -M, -MM                 write only the dependencies (to -MF, else -o, else stdout)
+                          instead of compiling; -MM without the stdlib's files
   -MF FILE                depfile path (default: the output with extension .d)
-  -MT TARGET              target named in the depfile (default: every output path)
+  -MT TARGET              a target of the rule, as given (repeatable; default: every
+                          output path)
+  -MQ TARGET              the same, quoted for make ('$' -> '$$', ' ' -> '\ ')
+  -MP                     an empty rule for every dependency but the input, so make
+                          survives a deleted import
 Diagnostics:
   --color=auto|always|never   colour (auto: stderr is a terminal and NO_COLOR is unset)
   --diagnostics-format=text|json

@@ -15,14 +15,18 @@ enum class ColorMode { Auto, Always, Never };
 struct DriverOptions {
   std::string input;
   std::string output;        // empty: derived from the input name; ending in '/': a directory (Driver.h)
+  std::string headerPath;    // --header=FILE, -h FILE: the C header too
   EmitKind emit = EmitKind::Obj;
   int optLevel = 2;
   std::string target = "host";
   std::vector<std::string> includeDirs;
   std::string stdlibDir;     // empty: TK_STDLIB / installed / source default
-  bool depfile = false;      // -MD
+  bool depfile = false;      // -MD, -MMD: write a depfile beside the compile
+  bool depsOnly = false;     // -M, -MM: write the dependencies instead of compiling
+  bool depsSkipStdlib = false; // -MMD, -MM: leave out files of the stdlib (gcc's system headers)
+  bool depPhony = false;     // -MP: a phony rule for every dependency but the input
   std::string depfilePath;   // -MF
-  std::string depTarget;     // -MT
+  std::vector<std::string> depTargets; // -MT (as given) and -MQ (quoted for make), in order
   ColorMode color = ColorMode::Auto;
   bool jsonDiagnostics = false;
   bool werror = false;
@@ -33,7 +37,8 @@ struct DriverOptions {
   bool printHardware = false;     // --print-hw: print the hardware description in effect and exit
   // Construction optimizer (docs/construct.md).
   std::string hardware;      // --hw: a .hw file or a name in <stdlib>/targets; empty = by target family
-  bool constructTrace = false;
+  bool constructTrace = false;     // --construct-trace: on stderr
+  std::string constructTraceFile; // --construct-trace=FILE
   bool constructContractions = true; // --schedule=construct (default) | default
   std::vector<std::pair<std::string, int64_t>> shapeHints; // --shape-hint=SYM=VALUE
   std::string rank = "roofline"; // --rank=roofline | measure

@@ -23,9 +23,10 @@ std::string escapeDepfilePath(const std::string &path) {
   return out;
 }
 
-std::string makeDepfile(const std::vector<std::string> &targets, const std::vector<std::string> &deps) {
+std::string makeDepfile(const std::vector<std::string> &targets, const std::vector<std::string> &deps,
+                        const std::vector<std::string> &phony) {
   std::string out;
-  for (const std::string &t : targets) out += (out.empty() ? "" : " ") + escapeDepfilePath(t);
+  for (const std::string &t : targets) out += (out.empty() ? "" : " ") + t;
   out += ":";
   std::vector<std::string> seen;
   for (const std::string &d : deps) {
@@ -33,7 +34,14 @@ std::string makeDepfile(const std::vector<std::string> &targets, const std::vect
     seen.push_back(d);
     out += " \\\n  " + escapeDepfilePath(d);
   }
-  return out + "\n";
+  out += "\n";
+  std::vector<std::string> done;
+  for (const std::string &d : phony) {
+    if (std::find(done.begin(), done.end(), d) != done.end()) continue;
+    done.push_back(d);
+    out += "\n" + escapeDepfilePath(d) + ":\n";
+  }
+  return out;
 }
 
 } // namespace tk::driver

@@ -11,9 +11,12 @@ namespace tk::driver {
 // path; like gcc and clang, tkc cannot express such paths for make).
 std::string escapeDepfilePath(const std::string &path);
 
-// "target1 target2: \\\n  dep1 \\\n  dep2 ...\n": the targets (every output
-// of one compile, or the -MT name) in order, then each dependency once, in
-// order.
-std::string makeDepfile(const std::vector<std::string> &targets, const std::vector<std::string> &deps);
+// "target1 target2: \\\n  dep1 \\\n  dep2 ...\n": the targets in order (as
+// given: callers escape paths, -MT names are written as they are), then
+// each dependency once, in order, escaped; then an empty rule "dep:" for
+// each of `phony` (-MP: every dependency but the input, so that make does
+// not stop when an imported file is deleted).
+std::string makeDepfile(const std::vector<std::string> &targets, const std::vector<std::string> &deps,
+                        const std::vector<std::string> &phony = {});
 
 } // namespace tk::driver

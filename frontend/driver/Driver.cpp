@@ -5,8 +5,10 @@
 #include "frontend/Frontend.h"
 #include "frontend/ResolveImports.h"
 #include "frontend/driver/CommandLine.h"
+#include "frontend/driver/Dependencies.h"
 #include "frontend/driver/Depfile.h"
 #include "frontend/driver/Hardware.h"
+#include "frontend/driver/InputFile.h"
 #include "frontend/driver/MeasureCandidates.h"
 #include "frontend/driver/OutputFile.h"
 #include "frontend/driver/Tune.h"
@@ -142,10 +144,12 @@ bool applyRecords(const std::string &path, const ir::Module &m, int vectorBits, 
 }
 
 // One file a compile produces: the suffix its name gets in `-o DIR/`, and
-// its bytes.
+// its bytes; `path` set for a file written where its own flag says
+// (--header=FILE).
 struct CompiledFile {
   std::string suffix;
   std::string bytes;
+  std::string path;
 };
 using Compiled = std::optional<std::vector<CompiledFile>>;
 
@@ -156,21 +160,37 @@ Compiled oneFile(std::optional<std::string> bytes, const char *suffix) {
 
 // Produces the requested outputs (one, or a build's set for `-o DIR/`);
 // nullopt after compile errors.
-Compiled compile(const DriverOptions &o, const backend::Backend &be, const backend::Target &target,
-                 const std::string &stdlib, SourceManager &sm, DiagEngine &diags, std::vector<std::string> &deps) {
+Compiled emitFromModule(const DriverOptions &o, const Input &in, const ir::Module *m, const backend::Backend &be,
+                        const backend::Target &target, const std::string &stdlib, SourceManager &sm,
+                        DiagEngine &diags, std::vector<std::string> &deps, std::ostream *trace);
+
+Compiled compile(const DriverOptions &o, const Input &in, const backend::Backend &be, const backend::Target &target,
+                 const std::string &stdlib, SourceManager &sm, DiagEngine &diags, std::vector<std::string> &deps,
+                 std::ostream *trace) {
   if (o.emit == EmitKind::Ast) {
-    deps.push_back(o.input);
-    return oneFile(dumpAst(o.input, sm, diags), "");
+    deps.push_back(in.name);
+    return oneFile(dumpAst(in.name, sm, diags, in.source()), "");
   }
-  bool inDirectory = outputIsDirectory(o);
-  std::string headerPath = inDirectory ? pathInDirectory(o, ".h") : outputPath(o);
   FrontendOptions fo;
   fo.includeDirs = o.includeDirs;
   fo.stdlibDir = stdlib;
   fo.target = target.desc.family;
-  std::optional<ir::Module> m = buildModule(o.input, fo, sm, diags, &deps);
+  std::optional<ir::Module> m = buildModule(in.name, fo, sm, diags, &deps, in.source());
   if (!m || diags.hasErrors()) return std::nullopt;
-  if (o.emit == EmitKind::Header) return oneFile(be.emitHeader(m->exports, headerGuard(headerPath, o.input)), ".h");
+  Compiled files = emitFromModule(o, in, &*m, be, target, stdlib, sm, diags, deps, trace);
+  // --header=FILE (ISPC's -h): the C header too, from the same run.
+  if (files && !o.headerPath.empty())
+    files->push_back({".h", be.emitHeader(m->exports, headerGuard(o.headerPath, in.name)), o.headerPath});
+  return files;
+}
+
+// What `m` compiles to for the options (the module-level part of compile).
+Compiled emitFromModule(const DriverOptions &o, const Input &in, const ir::Module *m, const backend::Backend &be,
+                        const backend::Target &target, const std::string &stdlib, SourceManager &sm,
+                        DiagEngine &diags, std::vector<std::string> &deps, std::ostream *trace) {
+  bool inDirectory = outputIsDirectory(o);
+  std::string headerPath = inDirectory ? pathInDirectory(o, ".h") : outputPath(o);
+  if (o.emit == EmitKind::Header) return oneFile(be.emitHeader(m->exports, headerGuard(headerPath, in.name)), ".h");
   if (o.emit == EmitKind::Tensor) {
     std::vector<std::string> ops;
     for (const ir::OpPtr &op : m->ops) ops.push_back(ir::printOp(*op));
@@ -182,13 +202,15 @@ Compiled compile(const DriverOptions &o, const backend::Backend &be, const backe
     looptune::TuneOptions to{o.tuneSearch, o.tuneBudget,
                              o.tunePolicy.empty() ? (fs::path(stdlib) / "looptune" / "policy.qnet").string()
                                                   : o.tunePolicy};
-    return oneFile(looptune::tuneModule(*m, cpuTarget(target), to, sm, diags, &std::cerr), ".tkr");
+    if (o.tuneSearch == "policy") deps.push_back(to.policyPath);
+    std::ostream *log = diags.format() == DiagEngine::Format::Json ? nullptr : &std::cerr; // stderr holds only JSON
+    return oneFile(looptune::tuneModule(*m, cpuTarget(target), to, sm, diags, log), ".tkr");
   }
   PipelineOptions po;
   po.target = target.desc;
   po.dumpAfterEachPass = o.dumpAfterEachPass ? &std::cerr : nullptr;
   auto construct =
-      constructOptions(o, be.defaultHardware(), stdlib, sm, diags, o.constructTrace ? &std::cout : nullptr);
+      constructOptions(o, be.defaultHardware(target), stdlib, sm, diags, trace, &deps);
   if (!construct) return std::nullopt;
   if (o.rank == "measure") construct->measure = measureCandidates(cpuTarget(target), construct->shapes);
   po.construct = &*construct;
@@ -202,8 +224,10 @@ Compiled compile(const DriverOptions &o, const backend::Backend &be, const backe
   }
   std::vector<ir::LoweredFunc> funcs = lowerModule(*m, po, diags);
   if (diags.hasErrors()) return std::nullopt;
-  if (!o.tuningRecords.empty() && !applyRecords(o.tuningRecords, *m, target.desc.vectorBits, funcs, sm, diags))
-    return std::nullopt;
+  if (!o.tuningRecords.empty()) {
+    deps.push_back(o.tuningRecords);
+    if (!applyRecords(o.tuningRecords, *m, target.desc.vectorBits, funcs, sm, diags)) return std::nullopt;
+  }
   if (o.emit == EmitKind::Loop) {
     std::vector<std::string> texts;
     for (const ir::LoweredFunc &f : funcs) texts.push_back(ir::printLoweredFunc(f));
@@ -215,12 +239,12 @@ Compiled compile(const DriverOptions &o, const backend::Backend &be, const backe
   std::vector<backend::OutputKind> kinds = build ? be.buildOutputs() : std::vector{outputKind(o.emit)};
   // The module is named after the file's basename so output does not
   // depend on the directory the build runs in.
-  backend::EmitOptions eo{o.optLevel, fs::path(o.input).filename().string()};
+  backend::EmitOptions eo{o.optLevel, fs::path(in.name).filename().string()};
   std::optional<std::vector<backend::Output>> outs = be.emit(funcs, target, eo, kinds, diags);
   if (!outs) return std::nullopt;
   std::vector<CompiledFile> files;
   for (backend::Output &out : *outs) files.push_back({out.suffix, std::move(out.bytes)});
-  if (build) files.push_back({".h", be.emitHeader(m->exports, headerGuard(headerPath, o.input))});
+  if (build) files.push_back({".h", be.emitHeader(m->exports, headerGuard(headerPath, in.name))});
   return files;
 }
 
@@ -230,14 +254,19 @@ void configureDiagnostics(DiagEngine &diags, const DriverOptions &o) {
   diags.setWarningsAsErrors(o.werror);
 }
 
+// An error of the driver itself (an output it cannot write): `tkc: error:`
+// text, or, with --diagnostics-format=json, a diagnostic without location
+// in the one JSON document on stderr.
+void driverError(DiagEngine &diags, const std::string &message) {
+  if (diags.format() == DiagEngine::Format::Json) diags.error(SourceLoc{}, message);
+  else std::cerr << "tkc: error: " << message << "\n";
+}
+
 // --print-hw: the hardware description compiling with these options would
 // use, in the .hw format (docs/hardware.md).
-int printHardware(const DriverOptions &o, const backend::Backend &be, const std::string &stdlib) {
-  SourceManager sm;
-  DiagEngine diags(sm);
-  configureDiagnostics(diags, o);
-  auto construct = constructOptions(o, be.defaultHardware(), stdlib, sm, diags, nullptr);
-  diags.flush();
+int printHardware(const DriverOptions &o, const backend::Backend &be, const backend::Target &target,
+                  const std::string &stdlib, SourceManager &sm, DiagEngine &diags) {
+  auto construct = constructOptions(o, be.defaultHardware(target), stdlib, sm, diags, nullptr);
   if (!construct) return kExitCompileError;
   std::cout << construct::printHardwareDesc(construct->hw);
   return kExitOk;
@@ -245,30 +274,39 @@ int printHardware(const DriverOptions &o, const backend::Backend &be, const std:
 
 // Writes the compiled files where the options say; false after printing
 // an error.
-bool writeOutputs(const DriverOptions &o, const std::vector<CompiledFile> &files, std::vector<std::string> &paths) {
+bool writeOutputs(const DriverOptions &o, const std::vector<CompiledFile> &files, std::vector<std::string> &paths,
+                  DiagEngine &diags) {
   std::string error;
   if (outputIsDirectory(o)) {
     std::error_code ec;
     fs::create_directories(o.output, ec);
     if (ec) error = "cannot create directory '" + o.output + "': " + ec.message();
-    for (const CompiledFile &f : files) paths.push_back(pathInDirectory(o, f.suffix));
+    for (const CompiledFile &f : files) paths.push_back(f.path.empty() ? pathInDirectory(o, f.suffix) : f.path);
   } else {
-    paths.push_back(outputPath(o));
+    for (const CompiledFile &f : files) paths.push_back(f.path.empty() ? outputPath(o) : f.path);
   }
   bool ok = error.empty();
   for (size_t i = 0; ok && i < paths.size(); ++i) ok = writeOutputFile(paths[i], files[i].bytes, &error);
   if (ok) return true;
-  std::cerr << "tkc: error: " << error << "\n";
+  driverError(diags, error);
   return false;
 }
 
-int run(const std::vector<std::string> &rawArgs, const std::string &exePath) {
+int run(const std::vector<std::string> &rawArgs, const std::string &exePath, SourceManager &sm, DiagEngine &diags) {
   std::string error;
   auto args = expandResponseFiles(rawArgs, &error);
   if (!args) throw UsageError{error};
   auto opts = parseCommandLine(*args, &error);
   if (!opts) throw UsageError{error};
   const DriverOptions &o = *opts;
+  configureDiagnostics(diags, o);
+  // In JSON mode stderr holds only the diagnostics document.
+  if (o.jsonDiagnostics && o.constructTrace && o.constructTraceFile.empty())
+    throw UsageError{"--construct-trace writes to stderr, which --diagnostics-format=json keeps for the "
+                     "diagnostics: use --construct-trace=FILE"};
+  if (o.jsonDiagnostics && o.dumpAfterEachPass)
+    throw UsageError{"--dump-after-each-pass writes to stderr, which --diagnostics-format=json keeps for the "
+                     "diagnostics"};
   if (o.showHelp) {
     std::cout << helpText();
     return kExitOk;
@@ -281,8 +319,22 @@ int run(const std::vector<std::string> &rawArgs, const std::string &exePath) {
   std::optional<backend::Target> target = backend::resolveTarget(o.target, &error);
   if (!target) throw UsageError{error};
   const backend::Backend &be = *backend::findBackend(target->desc.family);
-  if (o.printHardware) return printHardware(o, be, stdlibDir(o, exePath));
+  if (o.printHardware) return printHardware(o, be, *target, stdlibDir(o, exePath), sm, diags);
   checkEmitKind(o, be);
+  std::optional<Input> in = openInput(o.input, &error);
+  if (!in) throw UsageError{error};
+  bool fileOutput = o.tune || defaultExtension(o.emit) || o.depfile;
+  if (in->isStream() && o.output.empty() && fileOutput && !(o.depsOnly && !o.depTargets.empty()))
+    throw UsageError{"the input is a stream (" + in->name + "): name the output with -o FILE (or -o - for stdout)"};
+  if (o.depsOnly) {
+    if (o.depfile)
+      throw UsageError{"-M/-MM (dependencies only) and -MD/-MMD (dependencies beside the output) exclude each other"};
+    const char *ext = defaultExtension(o.emit);
+    std::string object = fs::path(o.input).stem().string() + (ext ? ext : ".o");
+    if (writeDependenciesOnly(o, *in, object, be, *target, stdlibDir(o, exePath), sm, diags, &error)) return kExitOk;
+    if (!error.empty()) driverError(diags, error);
+    return kExitCompileError;
+  }
   if (o.rank == "measure" && target->desc.family != ir::TargetFamily::Cpu)
     throw UsageError{"--rank=measure times candidates on this CPU; ranking " + o.target +
                      " kernels by measurement needs a GPU run, which tkc does not do: use --rank=roofline"};
@@ -295,46 +347,58 @@ int run(const std::vector<std::string> &rawArgs, const std::string &exePath) {
     depfilePath = inDirectory ? pathInDirectory(o, ".d") : fs::path(outputPath(o)).replace_extension(".d").string();
   }
 
-  SourceManager sm;
-  DiagEngine diags(sm);
-  configureDiagnostics(diags, o);
   std::vector<std::string> deps;
   Compiled files;
-  try {
-    files = compile(o, be, *target, stdlibDir(o, exePath), sm, diags, deps);
-  } catch (...) {
-    diags.flush();
-    throw;
+  // --construct-trace: on stderr, never into the output stream (`-o -`);
+  // --construct-trace=FILE: into FILE.
+  std::ostringstream traceText;
+  std::ostream *trace = !o.constructTrace ? nullptr : o.constructTraceFile.empty() ? &std::cerr : &traceText;
+  files = compile(o, *in, be, *target, stdlibDir(o, exePath), sm, diags, deps, trace);
+  if (!o.constructTraceFile.empty() && !writeOutputFile(o.constructTraceFile, traceText.str(), &error)) {
+    driverError(diags, error);
+    return kExitCompileError;
   }
-  diags.flush();
   if (!files || diags.hasErrors()) return kExitCompileError;
   std::vector<std::string> written;
-  if (!writeOutputs(o, *files, written)) return kExitCompileError;
+  if (!writeOutputs(o, *files, written, diags)) return kExitCompileError;
   // Every output is a target of the depfile's one rule.
-  if (o.depfile &&
-      !writeOutputFile(depfilePath, makeDepfile(o.depTarget.empty() ? written : std::vector{o.depTarget}, deps),
-                       &error)) {
-    std::cerr << "tkc: error: " << error << "\n";
+  if (o.depfile && !writeOutputFile(depfilePath, depfileText(o, *in, written, deps, stdlibDir(o, exePath)), &error)) {
+    driverError(diags, error);
     return kExitCompileError;
   }
   return kExitOk;
 }
 
+// Whether the arguments ask for JSON diagnostics (the last
+// --diagnostics-format wins), read before parsing so that a usage error is
+// reported in the format asked for.
+bool wantsJson(const std::vector<std::string> &args) {
+  bool json = false;
+  for (const std::string &a : args)
+    if (a.rfind("--diagnostics-format=", 0) == 0) json = a == "--diagnostics-format=json";
+  return json;
+}
+
 } // namespace
 
 int runTkc(const std::vector<std::string> &args, const std::string &exePath) {
+  SourceManager sm;
+  DiagEngine diags(sm);
+  if (wantsJson(args)) diags.setFormat(DiagEngine::Format::Json);
+  int status;
   try {
-    return run(args, exePath);
+    status = run(args, exePath, sm, diags);
   } catch (const UsageError &e) {
-    std::cerr << "tkc: error: " << e.message << "\n";
-    return kExitUsage;
-  } catch (const InternalError &e) {
-    std::cerr << "tkc: internal error: " << e.what() << "\n";
-    return kExitInternal;
-  } catch (const std::exception &e) {
-    std::cerr << "tkc: internal error: " << e.what() << "\n";
-    return kExitInternal;
+    driverError(diags, e.message);
+    status = kExitUsage;
+  } catch (const std::exception &e) { // InternalError and anything unexpected
+    if (diags.format() == DiagEngine::Format::Json) diags.error(SourceLoc{}, std::string("internal error: ") + e.what());
+    else std::cerr << "tkc: internal error: " << e.what() << "\n";
+    status = kExitInternal;
   }
+  // JSON: the one document, after everything else (text was written as it came).
+  diags.flush();
+  return status;
 }
 
 } // namespace tk::driver

@@ -7,13 +7,14 @@ namespace tk::driver {
 
 std::optional<construct::ConstructOptions> constructOptions(const DriverOptions &o, std::string_view defaultHardware,
                                                             const std::string &stdlibDir, SourceManager &sm,
-                                                            DiagEngine &diags, std::ostream *trace) {
+                                                            DiagEngine &diags, std::ostream *trace,
+                                                            std::vector<std::string> *deps) {
   construct::ConstructOptions c;
   for (const auto &[sym, v] : o.shapeHints) c.shapes[sym] = v;
   c.gensor.trace = trace;
-  // Without --hw a CPU target is tuned for the machine compiling it, but a
-  // CUDA target must not depend on the build machine's CPU: its backend
-  // names a GPU description so the chosen tiles are the same everywhere.
+  // Without --hw only the host target is tuned for the machine compiling
+  // it; a named target (x86_64-avx2, cuda) gets its backend's description
+  // so the chosen tiles are the same on every build machine.
   std::string path = o.hardware.empty() ? std::string(defaultHardware) : o.hardware;
   if (path.empty() || path == "host") {
     c.hw = detectHostHardware();
@@ -28,6 +29,7 @@ std::optional<construct::ConstructOptions> constructOptions(const DriverOptions 
                                          : " (no such regular file, or larger than 64 MiB)"));
     return std::nullopt;
   }
+  if (deps) deps->push_back(path);
   int id = sm.addFile(path, text);
   auto hw = construct::parseHardwareDesc(text, id, diags);
   if (!hw) return std::nullopt;

@@ -3,7 +3,10 @@
 #include "frontend/ResolveImports.h"
 
 #include <cerrno>
+#include <climits>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <iostream>
@@ -50,6 +53,40 @@ bool writeInPlace(const std::string &path, const std::string &bytes, std::string
   return ok;
 }
 
+// The temporary file being written, removed if SIGINT, SIGTERM or SIGHUP
+// arrives before it is renamed (a build interrupted with Ctrl-C leaves no
+// OUTPUT.tmp.XXXXXX behind, as with clang). A fixed buffer: the handler may
+// only make async-signal-safe calls.
+char pendingTemp[PATH_MAX];
+volatile sig_atomic_t havePendingTemp = 0;
+
+extern "C" void removePendingTemp(int sig) {
+  if (havePendingTemp) ::unlink(pendingTemp);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+void installCleanupHandlers() {
+  static bool installed = false;
+  if (installed) return;
+  installed = true;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction old;
+    // A signal the caller ignores (nohup) stays ignored.
+    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    std::signal(sig, removePendingTemp);
+  }
+}
+
+// Records `tmp` as the pending temporary (false when its path is too long
+// to record: then it is simply not cleaned up on a signal).
+void setPendingTemp(const std::string &tmp) {
+  havePendingTemp = 0;
+  if (tmp.size() >= sizeof pendingTemp) return;
+  std::memcpy(pendingTemp, tmp.c_str(), tmp.size() + 1);
+  havePendingTemp = 1;
+}
+
 } // namespace
 
 bool writeOutputFile(const std::string &path, const std::string &bytes, std::string *error) {
@@ -68,23 +105,36 @@ bool writeOutputFile(const std::string &path, const std::string &bytes, std::str
     if (!S_ISREG(st.st_mode)) return writeInPlace(path, bytes, error);
     if (sameContents(st, path, bytes)) return true;
   }
+  installCleanupHandlers();
   std::string tmp = path + ".tmp.XXXXXX";
+  // Blocked while the file is created and recorded, so a signal cannot
+  // leave a temporary file that the handler does not know of.
+  sigset_t block, old;
+  sigemptyset(&block);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&block, sig);
+  ::sigprocmask(SIG_BLOCK, &block, &old);
   int fd = mkstemp(tmp.data());
+  int createErrno = errno;
+  if (fd >= 0) setPendingTemp(tmp);
+  ::sigprocmask(SIG_SETMASK, &old, nullptr);
   if (fd < 0) {
-    *error = "cannot create '" + tmp + "': " + std::strerror(errno);
+    *error = "cannot write '" + path + "': cannot create a temporary file beside it: " + std::strerror(createErrno);
     return false;
   }
+  // Test hook (tests/driver): the signal a build tool would send while the
+  // output is being written, delivered at that point deterministically.
+  if (const char *sig = std::getenv("TKC_TEST_SIGNAL_WHILE_WRITING"); sig && *sig) std::raise(std::atoi(sig));
   // mkstemp creates 0600; give the output the usual 0666 & ~umask.
   mode_t mask = umask(0);
   umask(mask);
   bool ok = fchmod(fd, 0666 & ~mask) == 0 && writeAll(fd, bytes);
   ok = (::close(fd) == 0) && ok;
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    *error = "cannot write '" + path + "': " + std::strerror(errno);
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
+  ok = ok && std::rename(tmp.c_str(), path.c_str()) == 0;
+  int writeErrno = errno;
+  if (!ok) std::remove(tmp.c_str());
+  havePendingTemp = 0;
+  if (!ok) *error = "cannot write '" + path + "': " + std::strerror(writeErrno);
+  return ok;
 }
 
 } // namespace tk::driver

@@ -27,7 +27,7 @@ TEST_CASE("driver: command line parsing") {
   CHECK(o->optLevel == 3);
   CHECK(o->emit == EmitKind::LLVM);
   CHECK(o->output == "-");
-  CHECK((o->depfile && o->depfilePath == "dep.d" && o->depTarget == "t"));
+  CHECK((o->depfile && o->depfilePath == "dep.d" && o->depTargets == std::vector<std::string>{"t"}));
   CHECK(o->color == ColorMode::Never);
   CHECK(o->jsonDiagnostics);
   CHECK(o->werror);
@@ -69,7 +69,10 @@ TEST_CASE("driver: depfile escaping") {
   CHECK(escapeDepfilePath("x\\ y") == "x\\\\\\ y");
   CHECK(makeDepfile({"o.o"}, {"a.tk", "b c.tk", "a.tk"}) == "o.o: \\\n  a.tk \\\n  b\\ c.tk\n");
   // Every output of a compile is a target of the same rule.
-  CHECK(makeDepfile({"d/x.o", "d/x y.h"}, {"x.tk"}) == "d/x.o d/x\\ y.h: \\\n  x.tk\n");
+  // Targets are written as given (the driver escapes output paths and -MQ).
+  CHECK(makeDepfile({"d/x.o", escapeDepfilePath("d/x y.h")}, {"x.tk"}) == "d/x.o d/x\\ y.h: \\\n  x.tk\n");
+  // -MP: a phony rule for each listed dependency.
+  CHECK(makeDepfile({"o.o"}, {"a.tk", "b.tk"}, {"b.tk"}) == "o.o: \\\n  a.tk \\\n  b.tk\n\nb.tk:\n");
 }
 
 TEST_CASE("driver: header prototypes follow the ABI") {
