@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # bundle.sh BUILD_DIR OUT_DIR: packs the GPU checks into OUT_DIR so that they
 # run on a machine with a CUDA driver but without LLVM, ANTLR or a compiler
-# (a lent GPU machine, docs/testing.md "On a GPU"): the gpu_run.sh program
-# built here, tk_gpu_warp_run, tk_gpu_bench, the shared libraries they need
+# (a lent GPU machine, docs/testing.md "On a GPU"): the gpu_run.sh and
+# ops_run.sh programs built here, tk_gpu_warp_run, tk_gpu_bench, the shared
+# libraries they need
 # beyond libc/libstdc++, the stdlib sources the warp test reads, and
 # run_all.sh, which runs them in order and prints a summary.
 set -eu
@@ -25,6 +26,8 @@ cc -O2 -Wall -I. -I"$SRC/backends/nvptx/runtime" "$SRC/tests/gpu/gpu_run.c" \
   elementwise.o fusion.o nn.o linalg.o matmul_simt.o matmul_tc.o launch_limits.o \
   "$BUILD/lib/libtkrt_cuda.a" -ldl -lpthread -lm -o gpu_run
 rm -f ./*.o ./*.h
+# The custom-operator suite, CPU against cuda (ops_run.c).
+bash "$SRC/tests/gpu/ops_run.sh" "$TKC" "$BUILD/lib/libtkrt_cuda.a" "$BUILD/lib/libtkrt.a" "$SRC" cc "$OUT" 2>/dev/null
 mkdir -p lib
 for exe in tk_gpu_warp_run tk_gpu_bench; do
   [ -x "$BUILD/bin/$exe" ] || { echo "bundle.sh: $BUILD/bin/$exe not built" >&2; exit 1; }
@@ -48,12 +51,14 @@ check() {
 }
 check "gpu run" ./gpu_run
 check "warp shuffles and atomics" ./tk_gpu_warp_run src
+check "custom operators, cpu against cuda" ./ops_run
 # TK_SANITIZE=1: compute-sanitizer's memcheck, racecheck (shared-memory
 # races between threads of a block) and synccheck on every kernel.
 if [ "${TK_SANITIZE:-0}" = 1 ] && command -v compute-sanitizer >/dev/null; then
   for tool in memcheck racecheck synccheck; do
     check "gpu run, $tool" timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 ./gpu_run --no-huge-grid
     check "warp shuffles and atomics, $tool" timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 ./tk_gpu_warp_run src
+    check "custom operators, $tool" timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 ./ops_run
   done
 fi
 [ "${TK_NO_BENCH:-0}" = 1 ] || check "tk_gpu_bench" ./tk_gpu_bench ${TK_BENCH_ARGS:-}
