@@ -1,0 +1,290 @@
+/* Host emulation of the athread API (SW26010 core group: 1 MPE + 64 CPEs).
+ * Each spawn runs the CPE function on 64 fresh host threads, so __thread_local
+ * (thread-local) LDM variables start zeroed in every spawn as on a freshly
+ * loaded CPE. DMA completes synchronously at issue; the reply counter is
+ * bumped afterwards, so the usual "issue n, spin until reply == n" works.
+ * Semantics and limits: docs/sunway.md. */
+#define _GNU_SOURCE
+#include "tk_athread.h"
+#include "tk_athread_stats.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define LDM_ALIGN 32     /* 256-bit vector loads need it on the CPE */
+#define LDM_MAX_ALLOCS 1024
+
+typedef struct { size_t off, size; } ldm_block;
+
+typedef struct {
+  unsigned char *ldm;               /* the arena: `capacity` bytes */
+  size_t nblocks;                   /* live blocks, sorted by offset */
+  ldm_block blocks[LDM_MAX_ALLOCS];
+  size_t in_use;
+  tk_athread_cpe_stats st;
+} cpe_state;
+
+__thread int tk_athread_myid = -1;
+static __thread cpe_state *my_cpe;
+
+static int g_inited, g_running;
+static size_t g_capacity = 64 * 1024;
+static cpe_state g_cpe[TK_ATHREAD_CPES];
+static pthread_t g_threads[TK_ATHREAD_CPES];
+static tk_athread_fn g_fn;
+static void *g_arg;
+static pthread_barrier_t g_array_bar, g_row_bar[8], g_col_bar[8];
+static tk_athread_stats g_last, g_total;
+static int g_have_last;
+
+static void die(const char *fmt, ...) {
+  va_list ap;
+  fprintf(stderr, "tk_athread: ");
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  fflush(stderr);
+  abort();
+}
+
+static cpe_state *need_cpe(const char *what) {
+  if (!my_cpe) die("%s called outside a CPE (only code run by athread_spawn may use it)", what);
+  return my_cpe;
+}
+
+static size_t read_capacity(void) {
+  const char *s = getenv("TK_ATHREAD_LDM_BYTES");
+  if (!s || !*s) return 64 * 1024;
+  char *end;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (*end == 'k' || *end == 'K') v *= 1024, ++end;
+  if (*end != '\0' || v < LDM_ALIGN || v > (1ull << 30))
+    die("TK_ATHREAD_LDM_BYTES=\"%s\": expected a byte count such as 65536 or 256K", s);
+  return (size_t)v;
+}
+
+int tk_athread_init(void) {
+  if (g_inited) return 0;
+  if (tk_athread_myid >= 0) die("athread_init called on a CPE");
+  g_capacity = read_capacity();
+  pthread_barrier_init(&g_array_bar, NULL, TK_ATHREAD_CPES);
+  for (int i = 0; i < 8; ++i) {
+    pthread_barrier_init(&g_row_bar[i], NULL, 8);
+    pthread_barrier_init(&g_col_bar[i], NULL, 8);
+  }
+  for (int i = 0; i < TK_ATHREAD_CPES; ++i) {
+    g_cpe[i].ldm = aligned_alloc(LDM_ALIGN, (g_capacity + LDM_ALIGN - 1) / LDM_ALIGN * LDM_ALIGN);
+    if (!g_cpe[i].ldm) die("cannot allocate %zu bytes of emulated LDM", g_capacity);
+  }
+  g_inited = 1;
+  return 0;
+}
+
+static void *cpe_main(void *p) {
+  cpe_state *c = p;
+  tk_athread_myid = (int)(c - g_cpe);
+  my_cpe = c;
+  g_fn(g_arg);
+  return NULL;
+}
+
+int tk_athread_spawn(tk_athread_fn fn, void *arg) {
+  if (tk_athread_myid >= 0) die("athread_spawn called on a CPE");
+  if (!g_inited) tk_athread_init(); /* lenient: the real runtime needs athread_init first */
+  if (g_running) die("athread_spawn while a spawn is running (call athread_join first)");
+  g_fn = fn;
+  g_arg = arg;
+  for (int i = 0; i < TK_ATHREAD_CPES; ++i) {
+    g_cpe[i].nblocks = 0;
+    g_cpe[i].in_use = 0;
+    memset(&g_cpe[i].st, 0, sizeof g_cpe[i].st);
+  }
+  g_running = 1;
+  for (int i = 0; i < TK_ATHREAD_CPES; ++i) {
+    int rc = pthread_create(&g_threads[i], NULL, cpe_main, &g_cpe[i]);
+    if (rc) die("cannot start CPE thread %d: %s", i, strerror(rc));
+  }
+  return 0;
+}
+
+static void add_cpe(tk_athread_cpe_stats *dst, const tk_athread_cpe_stats *s) {
+  dst->get_count += s->get_count;
+  dst->get_bytes += s->get_bytes;
+  dst->put_count += s->put_count;
+  dst->put_bytes += s->put_bytes;
+  if (s->ldm_high_water > dst->ldm_high_water) dst->ldm_high_water = s->ldm_high_water;
+}
+
+int tk_athread_join(void) {
+  if (tk_athread_myid >= 0) die("athread_join called on a CPE");
+  if (!g_running) return 0;
+  for (int i = 0; i < TK_ATHREAD_CPES; ++i) pthread_join(g_threads[i], NULL);
+  g_running = 0;
+  memset(&g_last, 0, sizeof g_last);
+  g_last.spawns = 1;
+  g_last.ldm_capacity = g_capacity;
+  g_total.spawns += 1;
+  g_total.ldm_capacity = g_capacity;
+  for (int i = 0; i < TK_ATHREAD_CPES; ++i) {
+    g_last.cpe[i] = g_cpe[i].st;
+    add_cpe(&g_last.total, &g_cpe[i].st);
+    add_cpe(&g_total.cpe[i], &g_cpe[i].st);
+    add_cpe(&g_total.total, &g_cpe[i].st);
+  }
+  g_have_last = 1;
+  if (getenv("TK_ATHREAD_STATS")) tk_athread_print_stats(stderr, &g_last);
+  return 0;
+}
+
+int tk_athread_halt(void) {
+  if (!g_inited) return 0;
+  tk_athread_join();
+  pthread_barrier_destroy(&g_array_bar);
+  for (int i = 0; i < 8; ++i) {
+    pthread_barrier_destroy(&g_row_bar[i]);
+    pthread_barrier_destroy(&g_col_bar[i]);
+  }
+  for (int i = 0; i < TK_ATHREAD_CPES; ++i) {
+    free(g_cpe[i].ldm);
+    g_cpe[i].ldm = NULL;
+  }
+  g_inited = 0;
+  return 0;
+}
+
+/* Shared by get and put: `mem` is main memory (strided), `ldm` is packed. */
+static void dma(int to_ldm, int mode, unsigned char *mem, unsigned char *ldm, int len, void *reply,
+                int stride, int bsize, const char *what) {
+  cpe_state *c = need_cpe(what);
+  if (mode != PE_MODE) die("CPE %d: %s mode %d: only PE_MODE is emulated", tk_athread_myid, what, mode);
+  if (len < 0 || stride < 0) die("CPE %d: %s with len %d, stride %d", tk_athread_myid, what, len, stride);
+  if (stride == 0) {
+    if (to_ldm) memcpy(ldm, mem, (size_t)len);
+    else memcpy(mem, ldm, (size_t)len);
+  } else {
+    /* bsize bytes per block; `stride` bytes skipped in main memory between
+     * blocks; a final partial block carries the rest of len. */
+    if (bsize <= 0) die("CPE %d: %s with stride %d needs bsize > 0 (got %d)", tk_athread_myid, what, stride, bsize);
+    size_t done = 0, n = (size_t)len, b = (size_t)bsize;
+    while (done < n) {
+      size_t k = n - done < b ? n - done : b;
+      if (to_ldm) memcpy(ldm + done, mem, k);
+      else memcpy(mem, ldm + done, k);
+      done += k;
+      mem += b + (size_t)stride;
+    }
+  }
+  if (to_ldm) c->st.get_count += 1, c->st.get_bytes += (uint64_t)len;
+  else c->st.put_count += 1, c->st.put_bytes += (uint64_t)len;
+  if (reply) __atomic_fetch_add((int *)reply, 1, __ATOMIC_SEQ_CST);
+}
+
+int tk_athread_get(int mode, void *src_mem, void *dst_ldm, int len, void *reply, int mask,
+                   int stride, int bsize) {
+  (void)mask; /* selects CPEs in the broadcast modes, which are not emulated */
+  dma(1, mode, src_mem, dst_ldm, len, reply, stride, bsize, "athread_get");
+  return 0;
+}
+
+int tk_athread_put(int mode, void *src_ldm, void *dst_mem, int len, void *reply, int stride,
+                   int bsize) {
+  dma(0, mode, dst_mem, src_ldm, len, reply, stride, bsize, "athread_put");
+  return 0;
+}
+
+int tk_athread_syn(int scope, int mask) {
+  (void)mask; /* every CPE of the scope takes part; partial masks would deadlock */
+  cpe_state *c = need_cpe("athread_syn");
+  int id = (int)(c - g_cpe);
+  pthread_barrier_t *b;
+  switch (scope) {
+  case ARRAY_SCOPE: b = &g_array_bar; break;
+  case ROW_SCOPE: b = &g_row_bar[id / 8]; break;
+  case COL_SCOPE: b = &g_col_bar[id % 8]; break;
+  default: die("CPE %d: athread_syn scope %d unknown", id, scope); return -1;
+  }
+  pthread_barrier_wait(b);
+  return 0;
+}
+
+void *tk_athread_ldm_malloc(size_t size) {
+  cpe_state *c = need_cpe("ldm_malloc");
+  size_t want = (size + LDM_ALIGN - 1) / LDM_ALIGN * LDM_ALIGN;
+  if (want == 0) want = LDM_ALIGN;
+  /* first fit among the gaps between live blocks */
+  size_t start = 0, i = 0;
+  for (; i < c->nblocks; ++i) {
+    if (c->blocks[i].off - start >= want) break;
+    start = c->blocks[i].off + c->blocks[i].size;
+  }
+  if (size > g_capacity || want > g_capacity || (i == c->nblocks && g_capacity - start < want) ||
+      c->nblocks == LDM_MAX_ALLOCS)
+    die("CPE %d: ldm_malloc(%zu) exceeds the LDM: %zu bytes in use, capacity %zu bytes "
+        "(set TK_ATHREAD_LDM_BYTES to change it)", tk_athread_myid, size, c->in_use, g_capacity);
+  memmove(&c->blocks[i + 1], &c->blocks[i], (c->nblocks - i) * sizeof(ldm_block));
+  c->blocks[i].off = start;
+  c->blocks[i].size = want;
+  c->nblocks += 1;
+  c->in_use += want;
+  if (c->in_use > c->st.ldm_high_water) c->st.ldm_high_water = c->in_use;
+  return c->ldm + start;
+}
+
+void tk_athread_ldm_free(void *p, size_t size, ...) {
+  (void)size;
+  cpe_state *c = need_cpe("ldm_free");
+  if (!p) return;
+  size_t off = (size_t)((unsigned char *)p - c->ldm);
+  for (size_t i = 0; i < c->nblocks; ++i) {
+    if (c->blocks[i].off != off) continue;
+    c->in_use -= c->blocks[i].size;
+    memmove(&c->blocks[i], &c->blocks[i + 1], (c->nblocks - i - 1) * sizeof(ldm_block));
+    c->nblocks -= 1;
+    return;
+  }
+  die("CPE %d: ldm_free(%p): not a block from this CPE's ldm_malloc", tk_athread_myid, p);
+}
+
+size_t tk_athread_ldm_capacity(void) { return g_inited ? g_capacity : read_capacity(); }
+
+unsigned long tk_athread_cycles(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (unsigned long)ts.tv_sec * 1000000000ul + (unsigned long)ts.tv_nsec;
+}
+
+int tk_athread_last_stats(tk_athread_stats *out) {
+  if (!g_have_last) return -1;
+  *out = g_last;
+  return 0;
+}
+
+int tk_athread_total_stats(tk_athread_stats *out) {
+  if (!g_have_last) return -1;
+  *out = g_total;
+  return 0;
+}
+
+void tk_athread_print_stats(FILE *f, const tk_athread_stats *s) {
+  for (int i = 0; i < TK_ATHREAD_CPES; ++i) {
+    const tk_athread_cpe_stats *c = &s->cpe[i];
+    if (!c->get_count && !c->put_count && !c->ldm_high_water) continue;
+    fprintf(f, "tk_athread: cpe %2d: get %llu (%llu B) put %llu (%llu B) ldm peak %llu B\n", i,
+            (unsigned long long)c->get_count, (unsigned long long)c->get_bytes,
+            (unsigned long long)c->put_count, (unsigned long long)c->put_bytes,
+            (unsigned long long)c->ldm_high_water);
+  }
+  const tk_athread_cpe_stats *t = &s->total;
+  fprintf(f, "tk_athread: total over %llu spawn(s): get %llu (%llu B) put %llu (%llu B) "
+             "ldm peak %llu of %llu B\n",
+          (unsigned long long)s->spawns, (unsigned long long)t->get_count,
+          (unsigned long long)t->get_bytes, (unsigned long long)t->put_count,
+          (unsigned long long)t->put_bytes, (unsigned long long)t->ldm_high_water,
+          (unsigned long long)s->ldm_capacity);
+}

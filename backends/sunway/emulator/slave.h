@@ -1,0 +1,27 @@
+/* slave.h (CPE side) for the tkc host emulator. LDM variables are ordinary
+ * thread-local storage, DMA is a (strided) memcpy done at issue time that then
+ * bumps the reply counter, athread_syn is a barrier (docs/sunway.md). */
+#ifndef TK_ATHREAD_SLAVE_H
+#define TK_ATHREAD_SLAVE_H
+#include "tk_athread.h"
+
+#define __thread_local __thread
+#define _MYID ((int)tk_athread_myid)
+#define _ROW ((int)tk_athread_myid / 8)
+#define _COL ((int)tk_athread_myid % 8)
+
+/* The argument selects a core in the real API; every use we know passes -1. */
+#define athread_get_id(core) ((void)(core), (int)tk_athread_myid)
+#define athread_get(mode, src, dst, len, reply, mask, stride, bsize)                                \
+  tk_athread_get((mode), (void *)(src), (void *)(dst), (int)(len), (void *)(reply), (int)(mask),    \
+                 (int)(stride), (int)(bsize))
+#define athread_put(mode, src, dst, len, reply, stride, bsize)                                      \
+  tk_athread_put((mode), (void *)(src), (void *)(dst), (int)(len), (void *)(reply), (int)(stride),  \
+                 (int)(bsize))
+#define athread_syn(scope, mask) tk_athread_syn((scope), (int)(mask))
+#define ldm_malloc(size) tk_athread_ldm_malloc(size)
+/* Both ldm_free(p) and ldm_free(p, size) are accepted. */
+#define ldm_free(...) tk_athread_ldm_free(__VA_ARGS__, (size_t)-1)
+#define rpcc() tk_athread_cycles()
+
+#endif

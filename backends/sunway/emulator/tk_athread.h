@@ -1,0 +1,41 @@
+/* tk_athread.h: the functions that athread.h / slave.h / crts.h expand to.
+ * The emulator runs the 64 CPEs of one core group as host threads; programs
+ * use the real API names, never these directly (docs/sunway.md). */
+#ifndef TK_ATHREAD_H
+#define TK_ATHREAD_H
+#include <stddef.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TK_ATHREAD_CPES 64 /* 8 x 8 CPEs per core group */
+
+typedef void (*tk_athread_fn)(void *);
+
+/* DMA modes. Only PE_MODE is emulated; the others abort when used, so a
+ * program that relies on them fails loudly instead of computing garbage. */
+typedef enum { PE_MODE = 0, BCAST_MODE = 1, ROW_MODE = 2, BROW_MODE = 3, RANK_MODE = 4 } dma_mode;
+/* Synchronisation scopes of athread_syn. */
+typedef enum { ARRAY_SCOPE = 0, ROW_SCOPE = 1, COL_SCOPE = 2 } scope;
+
+int tk_athread_init(void);
+int tk_athread_spawn(tk_athread_fn fn, void *arg);
+int tk_athread_join(void);
+int tk_athread_halt(void);
+
+extern __thread int tk_athread_myid; /* -1 on the MPE, 0..63 on a CPE */
+int tk_athread_get(int mode, void *src_mem, void *dst_ldm, int len, void *reply, int mask,
+                   int stride, int bsize);
+int tk_athread_put(int mode, void *src_ldm, void *dst_mem, int len, void *reply, int stride,
+                   int bsize);
+int tk_athread_syn(int scope, int mask);
+void *tk_athread_ldm_malloc(size_t size);
+/* `size` is accepted (the real ldm_free takes one) but the arena knows it. */
+void tk_athread_ldm_free(void *p, size_t size, ...);
+size_t tk_athread_ldm_capacity(void);
+unsigned long tk_athread_cycles(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

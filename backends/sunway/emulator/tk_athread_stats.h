@@ -1,0 +1,41 @@
+/* tk_athread_stats.h: what the emulator counted during athread spawns.
+ *
+ * Every athread_get / athread_put a CPE issues adds one transfer and `len`
+ * bytes to that CPE's counters; ldm_high_water is the most bytes the CPE had
+ * allocated with ldm_malloc at once (alignment padding included; __thread_local
+ * variables and the stack are not counted). Counters are reset when a spawn
+ * starts and are complete once athread_join returns. */
+#ifndef TK_ATHREAD_STATS_H
+#define TK_ATHREAD_STATS_H
+#include <stdint.h>
+#include <stdio.h>
+#include "tk_athread.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tk_athread_cpe_stats {
+  uint64_t get_count, get_bytes; /* athread_get: transfers, bytes */
+  uint64_t put_count, put_bytes; /* athread_put: transfers, bytes */
+  uint64_t ldm_high_water;       /* bytes */
+} tk_athread_cpe_stats;
+
+typedef struct tk_athread_stats {
+  uint64_t spawns;             /* spawns counted (1 for the last-spawn view) */
+  uint64_t ldm_capacity;       /* bytes per CPE (TK_ATHREAD_LDM_BYTES) */
+  tk_athread_cpe_stats total;  /* sums over CPEs; ldm_high_water is the max */
+  tk_athread_cpe_stats cpe[TK_ATHREAD_CPES];
+} tk_athread_stats;
+
+/* The last joined spawn. Returns 0, or -1 when no spawn has been joined. */
+int tk_athread_last_stats(tk_athread_stats *out);
+/* Accumulated over every joined spawn since the program started (per CPE:
+ * sums of counts and bytes, max of high-water marks). */
+int tk_athread_total_stats(tk_athread_stats *out);
+/* One summary line per non-idle CPE plus a total line. */
+void tk_athread_print_stats(FILE *f, const tk_athread_stats *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
