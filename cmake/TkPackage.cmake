@@ -1,4 +1,4 @@
-# CMake package "tk" for users: find_package(tk) + tk_add_library().
+# CMake package "tk" for users: find_package(tk) + tk_add_library() or enable_language(TK).
 # Two configs are produced from cmake/tkConfig.cmake.in:
 #   build tree:   ${CMAKE_BINARY_DIR}/tkConfig.cmake       (tk_DIR=<build>)
 #   install tree: <prefix>/lib/cmake/tk/tkConfig.cmake      (tk_DIR=<prefix>/lib/cmake/tk)
@@ -33,4 +33,8 @@ install(FILES
   ${CMAKE_BINARY_DIR}/cmake/install/tkConfig.cmake
   ${_tk_pkg_version_file}
   ${CMAKE_SOURCE_DIR}/cmake/TkAddLibrary.cmake
+  ${CMAKE_SOURCE_DIR}/cmake/CMakeDetermineTKCompiler.cmake
+  ${CMAKE_SOURCE_DIR}/cmake/CMakeTKCompiler.cmake.in
+  ${CMAKE_SOURCE_DIR}/cmake/CMakeTKInformation.cmake
+  ${CMAKE_SOURCE_DIR}/cmake/CMakeTestTKCompiler.cmake
   DESTINATION ${_tk_cfg_install_dir})

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# usage: cmake_languages_test.sh BUILD_DIR WORK_DIR CMAKE MAKE NINJA
+# usage: cmake_languages_test.sh BUILD_DIR WORK_DIR CMAKE MAKE NINJA [MODE]
+# MODE: tk_add_library (default), enable_language, or all.
 # The installed CMake package (cmake --install into one temp prefix, found
 # through CMAKE_PREFIX_PATH) in the projects users write: project(p C),
 # project(p CXX) and project(p C CXX), each with the Makefile and the Ninja
@@ -8,8 +9,13 @@
 # and runs it.  tk_add_library() once hard-coded LINKER_LANGUAGE C, which a
 # CXX-only project cannot archive with ("Missing variable is:
 # CMAKE_C_ARCHIVE_CREATE").
+# MODE enable_language: the same projects with enable_language(TK) and
+# add_library(ops STATIC ops.tk) (tkc through CMake's compile rules), plus
+# an executable with ops.tk in its own sources; ops.tk imports common.tk,
+# and touching common.tk must rebuild the object (Ninja: the import is in
+# .ninja_deps; Make: CMake's compiler-depends files), once.
 set -euo pipefail
-BUILD="$1" WORK="$2" CMAKE="$3" MAKE="$4" NINJA="$5"
+BUILD="$1" WORK="$2" CMAKE="$3" MAKE="$4" NINJA="$5" MODE="${6:-tk_add_library}"
 rm -rf "$WORK" && mkdir -p "$WORK/src"
 PREFIX="$WORK/prefix"
 "$CMAKE" --install "$BUILD" --prefix "$PREFIX" > "$WORK/install.log"
@@ -78,8 +84,90 @@ run_case() { # GEN_TAG GENERATOR MAKE_PROGRAM LANGS...
   done
 }
 
-for langs in "C" "CXX" "C CXX"; do
-  run_case make "Unix Makefiles" "$MAKE" $langs
-  run_case ninja Ninja "$NINJA" $langs
-done
+# --- enable_language(TK): .tk files as ordinary CMake sources.
+cat > "$WORK/src/common.tk" <<'TK'
+op twice(X: f32[N]) -> Y: f32[N] {
+  Y[i] = X[i] * 2.0;
+}
+TK
+printf 'import "common.tk";\n' | cat - "$WORK/src/ops.tk" > "$WORK/src/ops_imp.tk"
+# Prototypes by hand: the TK language writes no header (docs/build-integration.md).
+sed -e 's|#include "ops.h"|#include <stdint.h>\nint axpb(const float *X, float *Y, int64_t N);\n#define TK_STATUS_OK 0|' \
+  "$WORK/src/main.c" > "$WORK/src/lang_main.c"
+sed -e 's|#include "ops.h"|#include <cstdint>\nextern "C" int axpb(const float *X, float *Y, int64_t N);\n#define TK_STATUS_OK 0|' \
+  "$WORK/src/main.cpp" > "$WORK/src/lang_main.cpp"
+
+run_lang_case() { # GEN_TAG GENERATOR MAKE_PROGRAM LANGS...
+  local tag="$1" gen="$2" prog="$3"; shift 3
+  local langs="$*"
+  local name="lang-${tag}-${langs// /-}"
+  local src="$WORK/$name/src" bin="$WORK/$name/build"
+  mkdir -p "$src"
+  cp "$WORK/src/common.tk" "$WORK/src/lang_main.c" "$WORK/src/lang_main.cpp" "$src/"
+  cp "$WORK/src/ops_imp.tk" "$src/ops.tk"
+  {
+    echo "cmake_minimum_required(VERSION 3.20)"
+    echo "project(p_$(echo "$name" | tr -c 'A-Za-z0-9\n' _) $langs)"
+    echo "find_package(tk REQUIRED)"
+    echo "enable_language(TK)"
+    echo "add_library(ops STATIC ops.tk)"
+    echo "target_link_libraries(ops PUBLIC tk::tkrt)"
+    for l in $langs; do
+      local f=lang_main.c; [ "$l" = CXX ] && f=lang_main.cpp
+      echo "add_executable(app_$l $f)"
+      echo "target_link_libraries(app_$l PRIVATE ops)"
+      echo "add_executable(appsrc_$l $f ops.tk)"
+      echo "target_link_libraries(appsrc_$l PRIVATE tk::tkrt)"
+    done
+  } > "$src/CMakeLists.txt"
+  echo "== $gen: project(... $langs) + enable_language(TK)"
+  local fail="($gen, $langs, enable_language)"
+  "$CMAKE" -S "$src" -B "$bin" -G "$gen" -DCMAKE_MAKE_PROGRAM="$prog" \
+    -DCMAKE_PREFIX_PATH="$PREFIX" -DCMAKE_BUILD_TYPE=Release > "$bin.configure.log" 2>&1 \
+    || { cat "$bin.configure.log"; echo "FAIL: configure $fail" >&2; return 1; }
+  grep -q "^CMAKE_TK_COMPILER:FILEPATH=$PREFIX/bin/tkc$" "$bin/CMakeCache.txt" \
+    || { grep '^CMAKE_TK_COMPILER' "$bin/CMakeCache.txt"; echo "FAIL: tkc not from $PREFIX $fail" >&2; return 1; }
+  "$CMAKE" --build "$bin" -v > "$bin.build.log" 2>&1 \
+    || { cat "$bin.build.log"; echo "FAIL: build $fail" >&2; return 1; }
+  # tkc ran as the compile rule (-O3 from CMAKE_TK_FLAGS_RELEASE, gcc depfile).
+  grep -q "bin/tkc .*-O3.* -MD -MT .*ops\.tk\.o -MF .*ops\.tk\.o\.d" "$bin.build.log" \
+    || { cat "$bin.build.log"; echo "FAIL: no tkc compile rule in the log $fail" >&2; return 1; }
+  for l in $langs; do
+    "$bin/app_$l" && "$bin/appsrc_$l" || { echo "FAIL: app_$l/appsrc_$l $fail" >&2; return 1; }
+  done
+  local obj=CMakeFiles/ops.dir/ops.tk.o
+  if [ "$tag" = ninja ]; then
+    "$prog" -C "$bin" -t deps "$obj" > "$bin.deps.log"
+    grep -q "$src/common.tk" "$bin.deps.log" \
+      || { cat "$bin.deps.log"; echo "FAIL: ninja -t deps lacks common.tk $fail" >&2; return 1; }
+  fi
+  touch "$src/common.tk"
+  if [ "$tag" = ninja ]; then
+    "$prog" -C "$bin" -n -d explain > "$bin.explain.log" 2>&1
+    grep -q "ops\.tk\.o older than most recent input $src/common.tk" "$bin.explain.log" \
+      || { cat "$bin.explain.log"; echo "FAIL: touching common.tk does not dirty ops.tk.o $fail" >&2; return 1; }
+  fi
+  "$CMAKE" --build "$bin" > "$bin.rebuild.log" 2>&1 \
+    || { cat "$bin.rebuild.log"; echo "FAIL: rebuild $fail" >&2; return 1; }
+  grep -q "Building TK object $obj" "$bin.rebuild.log" \
+    || { cat "$bin.rebuild.log"; echo "FAIL: touching common.tk did not rebuild $obj $fail" >&2; return 1; }
+  # Up to date afterwards (tkc may leave unchanged bytes; the rule touches).
+  "$CMAKE" --build "$bin" > "$bin.again.log" 2>&1
+  if grep -q "Building TK object" "$bin.again.log"; then
+    cat "$bin.again.log"; echo "FAIL: a TK object is rebuilt with nothing changed $fail" >&2; return 1
+  fi
+}
+
+if [ "$MODE" = tk_add_library ] || [ "$MODE" = all ]; then
+  for langs in "C" "CXX" "C CXX"; do
+    run_case make "Unix Makefiles" "$MAKE" $langs
+    run_case ninja Ninja "$NINJA" $langs
+  done
+fi
+if [ "$MODE" = enable_language ] || [ "$MODE" = all ]; then
+  for langs in "C" "CXX" "C CXX"; do
+    run_lang_case make "Unix Makefiles" "$MAKE" $langs
+    run_lang_case ninja Ninja "$NINJA" $langs
+  done
+fi
 echo "PASS"
