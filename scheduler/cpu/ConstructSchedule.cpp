@@ -167,6 +167,10 @@ bool constructScheduleApplies(const Op &op, std::string *reason) {
   }
   auto [x, y] = factors(a, v);
   const std::string &i = a.vars[a.vars.size() - 2].name, &j = a.vars.back().name;
+  // Both operands are packed along k: a factor that ignores it (a rank-0
+  // tensor, a row of bias) is a scaling, not an operand of the product.
+  const std::string &k = v->rvars[0].name;
+  if (!mentionsVar(x, k) || !mentionsVar(y, k)) return refuse(reason, "a factor does not depend on the reduction variable");
   if (mentionsVar(x, j)) return refuse(reason, "both factors depend on the innermost output index");
   if (mentionsVar(y, i)) return refuse(reason, "the factor along the innermost index also depends on the row index");
   return epilogueApplies(a, v, reason);

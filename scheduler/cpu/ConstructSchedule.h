@@ -64,8 +64,8 @@ std::vector<ContractionTiles> contractionCandidates(const ir::Op &op, const cons
 ir::KernelPtr constructContraction(const ir::OpPtr &op, const construct::ConstructOptions &opts, const TargetDesc &target);
 
 // True when `op` has exactly one statement, no intermediates, and that
-// statement is a contraction as above over exactly one reduction variable
-// with an output of rank >= 2; otherwise false and why (when `reason` is
+// statement is a contraction as above over exactly one reduction variable,
+// which both factors read, with an output of rank >= 2; otherwise false and why (when `reason` is
 // non-null).
 bool constructScheduleApplies(const ir::Op &op, std::string *reason = nullptr);
 

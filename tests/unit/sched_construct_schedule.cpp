@@ -121,6 +121,14 @@ TEST_CASE("construct schedule: applies to matmul, not to other statements") {
   two->body.push_back(two->body[0]);
   CHECK(!constructScheduleApplies(*two, &why));
   CHECK(why == "the op has more than one statement");
+  // A factor that ignores k (here B[0, j]) scales the sum; it is not an
+  // operand to pack (such a statement crashed the constructor, seed 92303).
+  OpPtr scaled = std::make_shared<Op>(*matmulOp());
+  const Expr &prod = scaled->body[0].value->args[0];
+  Expr b0 = load(prod->args[1]->tensor, {ci(0), idx("j")});
+  scaled->body[0].value = reduce(ReduceOp::Sum, scaled->body[0].value->rvars, binary(BinOp::Mul, prod->args[0], b0));
+  CHECK(!constructScheduleApplies(*scaled, &why));
+  CHECK(why == "a factor does not depend on the reduction variable");
 }
 
 TEST_CASE("construct schedule: an epilogue around the sum runs over each task's tile, never streamed") {
