@@ -76,6 +76,9 @@ Val ExprGen::genFloat(int depth) {
     }
     default: { // documented extremes that leave the value unchanged
       Val a = genFloat(depth - 1);
+      // A float literal with an integer operand makes the call float
+      // (docs/language.md): only a float value keeps its type here (seed 93216).
+      if (!isFloat(a.type)) break;
       static const std::vector<std::string> forms = {"max(@, -inf)", "min(@, inf)", "min(@, 60000.0)",
                                                      "max(@, -3.0e38)"};
       std::string f = rng_.pick(forms);
