@@ -40,6 +40,13 @@ static tk_athread_fn g_fn;
 static void *g_arg;
 static pthread_barrier_t g_array_bar, g_row_bar[8], g_col_bar[8];
 static tk_athread_stats g_last, g_total;
+/* __thread_local variables of the CPE sources (tk_athread_register_ldm_vars). */
+#define LDM_MAX_STATIC 256
+static struct {
+  const char *source, *name;
+  size_t bytes;
+} g_static[LDM_MAX_STATIC];
+static size_t g_nstatic, g_static_bytes;
 static int g_have_last;
 
 static void die(const char *fmt, ...) {
@@ -94,16 +101,44 @@ static void *cpe_main(void *p) {
   return NULL;
 }
 
+void tk_athread_register_ldm_vars(const char *source, const tk_athread_ldm_var *vars, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    if (g_nstatic == LDM_MAX_STATIC) die("more than %d __thread_local variables in the CPE sources", LDM_MAX_STATIC);
+    g_static[g_nstatic].source = source;
+    g_static[g_nstatic].name = vars[i].name;
+    g_static[g_nstatic].bytes = vars[i].bytes;
+    ++g_nstatic;
+    g_static_bytes += (vars[i].bytes + LDM_ALIGN - 1) / LDM_ALIGN * LDM_ALIGN;
+  }
+}
+
+size_t tk_athread_static_ldm_bytes(void) { return g_static_bytes; }
+
+/* Every CPE holds the __thread_local data of all CPE sources: when they do
+ * not fit, no spawn can run; the message names each variable. */
+static void check_static_ldm(void) {
+  if (g_static_bytes <= g_capacity) return;
+  fprintf(stderr, "tk_athread: the __thread_local variables of the CPE sources need %zu bytes of LDM, "
+                  "capacity %zu bytes (set TK_ATHREAD_LDM_BYTES to change it):\n",
+          g_static_bytes, g_capacity);
+  for (size_t i = 0; i < g_nstatic; ++i)
+    fprintf(stderr, "  %s: %s, %zu bytes\n", g_static[i].source, g_static[i].name, g_static[i].bytes);
+  fflush(stderr);
+  abort();
+}
+
 int tk_athread_spawn(tk_athread_fn fn, void *arg) {
   if (tk_athread_myid >= 0) die("athread_spawn called on a CPE");
   if (!g_inited) tk_athread_init(); /* lenient: the real runtime needs athread_init first */
   if (g_running) die("athread_spawn while a spawn is running (call athread_join first)");
+  check_static_ldm();
   g_fn = fn;
   g_arg = arg;
   for (int i = 0; i < TK_ATHREAD_CPES; ++i) {
     g_cpe[i].nblocks = 0;
-    g_cpe[i].in_use = 0;
+    g_cpe[i].in_use = g_static_bytes; /* the __thread_local data come first */
     memset(&g_cpe[i].st, 0, sizeof g_cpe[i].st);
+    g_cpe[i].st.ldm_high_water = g_static_bytes;
   }
   g_running = 1;
   for (int i = 0; i < TK_ATHREAD_CPES; ++i) {
@@ -223,8 +258,9 @@ void *tk_athread_ldm_malloc(size_t size) {
     if (c->blocks[i].off - start >= want) break;
     start = c->blocks[i].off + c->blocks[i].size;
   }
-  if (size > g_capacity || want > g_capacity || (i == c->nblocks && g_capacity - start < want) ||
-      c->nblocks == LDM_MAX_ALLOCS)
+  /* The heap is what the __thread_local data leave. */
+  size_t heap = g_capacity - g_static_bytes;
+  if (size > heap || want > heap || (i == c->nblocks && heap - start < want) || c->nblocks == LDM_MAX_ALLOCS)
     die("CPE %d: ldm_malloc(%zu) exceeds the LDM: %zu bytes in use, capacity %zu bytes "
         "(set TK_ATHREAD_LDM_BYTES to change it)", tk_athread_myid, size, c->in_use, g_capacity);
   memmove(&c->blocks[i + 1], &c->blocks[i], (c->nblocks - i) * sizeof(ldm_block));

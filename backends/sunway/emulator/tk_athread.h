@@ -33,6 +33,16 @@ void *tk_athread_ldm_malloc(size_t size);
 /* `size` is accepted (the real ldm_free takes one) but the arena knows it. */
 void tk_athread_ldm_free(void *p, size_t size, ...);
 size_t tk_athread_ldm_capacity(void);
+/* A `__thread_local` variable of a CPE source, registered by the object
+ * tk-sw5cc -slave builds (a constructor): on the chip these live in every
+ * CPE's LDM, so they count against its capacity before any ldm_malloc. */
+typedef struct {
+  const char *name;
+  size_t bytes;
+} tk_athread_ldm_var;
+void tk_athread_register_ldm_vars(const char *source, const tk_athread_ldm_var *vars, size_t count);
+/* The bytes the registered variables take in each CPE's LDM. */
+size_t tk_athread_static_ldm_bytes(void);
 unsigned long tk_athread_cycles(void);
 
 #ifdef __cplusplus
