@@ -1,27 +1,20 @@
 # cmake -DTKC=... -DHW=zen5-2c -DSRC=file.tk -DTARGET=x86_64-avx512 -DSYMBOLS="a;b" -DOUT=file.s -P CheckNoGathers.cmake
 #
-# Compiles SRC to assembly and checks each function in SYMBOLS: no vector
-# gathers (a stride-2 read that LLVM vectorized element by element), and
-# the even/odd shuffles of DeinterleaveStridedRows' phase-row copy.
+# Compiles SRC to assembly and checks each function in SYMBOLS, with its
+# outlined parallel bodies: no vector gathers (a stride-2 read that LLVM
+# vectorized element by element), and the even/odd shuffles of
+# DeinterleaveStridedRows' phase-row copy.
 cmake_policy(SET CMP0007 NEW)
 include(${CMAKE_CURRENT_LIST_DIR}/EmitAsm.cmake)
 foreach(sym IN LISTS SYMBOLS)
-  set(inside FALSE)
   set(gathers 0)
   set(shuffles 0)
-  foreach(line IN LISTS lines)
-    if(line MATCHES "^([A-Za-z_][A-Za-z0-9_]*):")
-      if(CMAKE_MATCH_1 STREQUAL sym)
-        set(inside TRUE)
-      else()
-        set(inside FALSE)
-      endif()
-    elseif(inside)
-      if(line MATCHES "vgather")
-        math(EXPR gathers "${gathers} + 1")
-      elseif(line MATCHES "vpermt2ps")
-        math(EXPR shuffles "${shuffles} + 1")
-      endif()
+  tk_function_lines(${sym} body)
+  foreach(line IN LISTS body)
+    if(line MATCHES "vgather")
+      math(EXPR gathers "${gathers} + 1")
+    elseif(line MATCHES "vpermt2ps")
+      math(EXPR shuffles "${shuffles} + 1")
     endif()
   endforeach()
   if(gathers GREATER 0)

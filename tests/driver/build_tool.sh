@@ -4,18 +4,12 @@
 # stream inputs, traces, interrupts, one run with several outputs.
 # Usage: build_tool.sh CASE TKC STDLIB
 set -u
+source "$(dirname "${BASH_SOURCE[0]}")/test_lib.sh"
 CASE=$1 TKC=$2 STDLIB=$3
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 1
 
-fail() { echo "FAIL($CASE): $*" >&2; exit 1; }
-expect_rc() { # expect_rc WANT CMD...
-  local want=$1; shift
-  "$@" >out.txt 2>err.txt
-  local rc=$?
-  [ "$rc" -eq "$want" ] || { cat err.txt >&2; fail "'$*' exited $rc, expected $want"; }
-}
 
 cat > common.tk <<'TK'
 op addone(X: f32[N]) -> Y: f32[N] { Y[i] = X[i] + 1.0; }

@@ -3,6 +3,7 @@
 # Each case works in a fresh temporary directory whose name contains a
 # space and a '$' (paths like that must survive depfiles and quoting).
 set -u
+source "$(dirname "${BASH_SOURCE[0]}")/test_lib.sh"
 CASE=$1 TKC=$2 RT=$3
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
@@ -10,13 +11,6 @@ DIR="$WORK/my dir\$x"
 mkdir -p "$DIR/inc"
 cd "$DIR" || exit 1
 
-fail() { echo "FAIL($CASE): $*" >&2; exit 1; }
-expect_rc() { # expect_rc WANT CMD...
-  local want=$1; shift
-  "$@" >out.txt 2>err.txt
-  local rc=$?
-  [ "$rc" -eq "$want" ] || { cat err.txt >&2; fail "'$*' exited $rc, expected $want"; }
-}
 
 cat > inc/scale.tk <<'TK'
 op scale(X: f32[N], alpha: f32) -> Y: f32[N] {

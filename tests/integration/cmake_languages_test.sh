@@ -52,6 +52,28 @@ int main() {
 }
 CXX
 
+# project_header NAME LANGS: the first lines of a consumer's CMakeLists.txt.
+project_header() {
+  echo "cmake_minimum_required(VERSION 3.20)"
+  echo "project(p_$(echo "$1" | tr -c 'A-Za-z0-9\n' _) $2)"
+  echo "find_package(tk REQUIRED)"
+}
+
+# configure SRC BIN GENERATOR MAKE_PROGRAM LABEL: configures a consumer
+# against the installed package.
+configure() {
+  local src=$1 bin=$2 gen=$3 prog=$4 label=$5
+  "$CMAKE" -S "$src" -B "$bin" -G "$gen" -DCMAKE_MAKE_PROGRAM="$prog" \
+    -DCMAKE_PREFIX_PATH="$PREFIX" -DCMAKE_BUILD_TYPE=Release > "$bin.configure.log" 2>&1 \
+    || { cat "$bin.configure.log"; echo "FAIL: configure $label" >&2; return 1; }
+}
+
+# build BIN LOG WHAT LABEL [ARGS...]: builds, the output in LOG.
+build() {
+  local bin=$1 log=$2 what=$3 label=$4; shift 4
+  "$CMAKE" --build "$bin" "$@" > "$log" 2>&1 || { cat "$log"; echo "FAIL: $what $label" >&2; return 1; }
+}
+
 run_case() { # GEN_TAG GENERATOR MAKE_PROGRAM LANGS...
   local tag="$1" gen="$2" prog="$3"; shift 3
   local langs="$*"
@@ -60,9 +82,7 @@ run_case() { # GEN_TAG GENERATOR MAKE_PROGRAM LANGS...
   mkdir -p "$src"
   cp "$WORK/src/ops.tk" "$WORK/src/main.c" "$WORK/src/main.cpp" "$src/"
   {
-    echo "cmake_minimum_required(VERSION 3.20)"
-    echo "project(p_$(echo "$name" | tr -c 'A-Za-z0-9\n' _) $langs)"
-    echo "find_package(tk REQUIRED)"
+    project_header "$name" "$langs"
     echo "tk_add_library(ops SOURCES ops.tk)"
     for l in $langs; do
       local f=main.c; [ "$l" = CXX ] && f=main.cpp
@@ -71,14 +91,11 @@ run_case() { # GEN_TAG GENERATOR MAKE_PROGRAM LANGS...
     done
   } > "$src/CMakeLists.txt"
   echo "== $gen: project(... $langs)"
-  "$CMAKE" -S "$src" -B "$bin" -G "$gen" -DCMAKE_MAKE_PROGRAM="$prog" \
-    -DCMAKE_PREFIX_PATH="$PREFIX" -DCMAKE_BUILD_TYPE=Release > "$bin.configure.log" 2>&1 \
-    || { cat "$bin.configure.log"; echo "FAIL: configure ($gen, $langs)" >&2; return 1; }
+  configure "$src" "$bin" "$gen" "$prog" "($gen, $langs)" || return 1
   # The package must be the installed one, not a build tree elsewhere.
   grep -q "^tk_DIR:PATH=$PREFIX/" "$bin/CMakeCache.txt" \
     || { grep '^tk_DIR' "$bin/CMakeCache.txt"; echo "FAIL: tk not found in $PREFIX" >&2; return 1; }
-  "$CMAKE" --build "$bin" > "$bin.build.log" 2>&1 \
-    || { cat "$bin.build.log"; echo "FAIL: build ($gen, $langs)" >&2; return 1; }
+  build "$bin" "$bin.build.log" build "($gen, $langs)" || return 1
   for l in $langs; do
     "$bin/app_$l" || { echo "FAIL: app_$l ($gen, $langs)" >&2; return 1; }
   done
@@ -106,9 +123,7 @@ run_lang_case() { # GEN_TAG GENERATOR MAKE_PROGRAM LANGS...
   cp "$WORK/src/common.tk" "$WORK/src/lang_main.c" "$WORK/src/lang_main.cpp" "$src/"
   cp "$WORK/src/ops_imp.tk" "$src/ops.tk"
   {
-    echo "cmake_minimum_required(VERSION 3.20)"
-    echo "project(p_$(echo "$name" | tr -c 'A-Za-z0-9\n' _) $langs)"
-    echo "find_package(tk REQUIRED)"
+    project_header "$name" "$langs"
     echo "enable_language(TK)"
     echo "add_library(ops STATIC ops.tk)"
     echo "target_link_libraries(ops PUBLIC tk::tkrt)"
@@ -122,13 +137,10 @@ run_lang_case() { # GEN_TAG GENERATOR MAKE_PROGRAM LANGS...
   } > "$src/CMakeLists.txt"
   echo "== $gen: project(... $langs) + enable_language(TK)"
   local fail="($gen, $langs, enable_language)"
-  "$CMAKE" -S "$src" -B "$bin" -G "$gen" -DCMAKE_MAKE_PROGRAM="$prog" \
-    -DCMAKE_PREFIX_PATH="$PREFIX" -DCMAKE_BUILD_TYPE=Release > "$bin.configure.log" 2>&1 \
-    || { cat "$bin.configure.log"; echo "FAIL: configure $fail" >&2; return 1; }
+  configure "$src" "$bin" "$gen" "$prog" "$fail" || return 1
   grep -q "^CMAKE_TK_COMPILER:FILEPATH=$PREFIX/bin/tkc$" "$bin/CMakeCache.txt" \
     || { grep '^CMAKE_TK_COMPILER' "$bin/CMakeCache.txt"; echo "FAIL: tkc not from $PREFIX $fail" >&2; return 1; }
-  "$CMAKE" --build "$bin" -v > "$bin.build.log" 2>&1 \
-    || { cat "$bin.build.log"; echo "FAIL: build $fail" >&2; return 1; }
+  build "$bin" "$bin.build.log" build "$fail" -v || return 1
   # tkc ran as the compile rule (-O3 from CMAKE_TK_FLAGS_RELEASE, gcc depfile).
   grep -q "bin/tkc .*-O3.* -MD -MT .*ops\.tk\.o -MF .*ops\.tk\.o\.d" "$bin.build.log" \
     || { cat "$bin.build.log"; echo "FAIL: no tkc compile rule in the log $fail" >&2; return 1; }
@@ -147,8 +159,7 @@ run_lang_case() { # GEN_TAG GENERATOR MAKE_PROGRAM LANGS...
     grep -q "ops\.tk\.o older than most recent input $src/common.tk" "$bin.explain.log" \
       || { cat "$bin.explain.log"; echo "FAIL: touching common.tk does not dirty ops.tk.o $fail" >&2; return 1; }
   fi
-  "$CMAKE" --build "$bin" > "$bin.rebuild.log" 2>&1 \
-    || { cat "$bin.rebuild.log"; echo "FAIL: rebuild $fail" >&2; return 1; }
+  build "$bin" "$bin.rebuild.log" rebuild "$fail" || return 1
   grep -q "Building TK object $obj" "$bin.rebuild.log" \
     || { cat "$bin.rebuild.log"; echo "FAIL: touching common.tk did not rebuild $obj $fail" >&2; return 1; }
   # Up to date afterwards (tkc may leave unchanged bytes; the rule touches).

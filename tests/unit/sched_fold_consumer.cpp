@@ -9,18 +9,9 @@
 using namespace tk;
 using namespace tk::ir;
 
-namespace {
-
-OpPtr firstOp(const std::string &src) {
-  Module m = unittest::moduleFromSource(src);
-  REQUIRE(!m.ops.empty());
-  return m.ops.front();
-}
-
-} // namespace
 
 TEST_CASE("fold contraction consumer: the epilogue statement joins the sum, renamed to its indices") {
-  OpPtr op = firstOp(R"(
+  OpPtr op = unittest::firstOpFromSource(R"(
 op f(A: f32[M, K], B: f32[N, K], b: f32[N]) -> Y: f32[M, N] {
   h[r, c] = sum(q) A[r, q] * B[c, q];
   Y[i, j] = max(h[i, j] + b[j], 0.0);
@@ -39,28 +30,28 @@ op f(A: f32[M, K], B: f32[N, K], b: f32[N]) -> Y: f32[M, N] {
 
 TEST_CASE("fold contraction consumer: other forms are refused, saying why") {
   std::string why;
-  CHECK(!foldContractionConsumer(firstOp(R"(
+  CHECK(!foldContractionConsumer(unittest::firstOpFromSource(R"(
 op f(A: f32[M, K], B: f32[K, N]) -> O: f32[N, M] {
   t[i, j] = sum(k) A[i, k] * B[k, j];
   O[j, i] = t[i, j];
 }
 )"), &why));
   CHECK(why == "the statements run over different extents");
-  CHECK(!foldContractionConsumer(firstOp(R"(
+  CHECK(!foldContractionConsumer(unittest::firstOpFromSource(R"(
 op f(A: f32[M, K], B: f32[K, N]) -> O: f32[M, N] {
   t[i, j] = sum(k) A[i, k] * B[k, j];
   O[i, j] = t[i, j] + (t[i - 1, j] else 0.0);
 }
 )"), &why));
   CHECK(why == "the second statement reads the intermediate at other indices or padded");
-  CHECK(!foldContractionConsumer(firstOp(R"(
+  CHECK(!foldContractionConsumer(unittest::firstOpFromSource(R"(
 op f(A: f32[M, K], B: f32[K, N]) -> O: f32[M, N] {
   t[i, j] = sum(k) A[i, k] * B[k, j];
   O[i, j] = t[i, j] / sum(c) t[i, c];
 }
 )"), &why));
   CHECK(why == "the second statement holds a reduction");
-  CHECK(!foldContractionConsumer(firstOp(R"(
+  CHECK(!foldContractionConsumer(unittest::firstOpFromSource(R"(
 op f(A: f32[M, K], B: f32[K, M]) -> O: f32[M, M] {
   t[i, j] = sum(k) A[i, k] * B[k, j];
   O[k, j] = t[k, j] * 2.0;
@@ -70,7 +61,7 @@ op f(A: f32[M, K], B: f32[K, M]) -> O: f32[M, M] {
 }
 
 TEST_CASE("fold contraction consumer: the in-place form Y = sum ..; Y = g(Y) folds too") {
-  OpPtr op = firstOp(R"(
+  OpPtr op = unittest::firstOpFromSource(R"(
 op f(A: f32[M, K], B: f32[K, N]) -> Y: f32[M, N] {
   Y[i, j] = sum(k) A[i, k] * B[k, j];
   Y[i, j] = Y[i, j] * 2.0 + 1.0;
@@ -83,7 +74,7 @@ op f(A: f32[M, K], B: f32[K, N]) -> Y: f32[M, N] {
   CHECK(printExpr(folded->body[0].value) == "sum(k < K: A[i, k] * B[k, j]) * 2.0 + 1.0");
   CHECK(constructScheduleApplies(*folded, &why));
   // Reading Y elsewhere is not the in-place form.
-  CHECK(!foldContractionConsumer(firstOp(R"(
+  CHECK(!foldContractionConsumer(unittest::firstOpFromSource(R"(
 op f(A: f32[M, K], B: f32[K, M]) -> Y: f32[M, M] {
   Y[i, j] = sum(k) A[i, k] * B[k, j];
   Y[i, j] = Y[j, i] * 2.0;

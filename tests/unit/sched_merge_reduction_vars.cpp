@@ -11,18 +11,9 @@
 using namespace tk;
 using namespace tk::ir;
 
-namespace {
-
-OpPtr firstOp(const std::string &src) {
-  Module m = unittest::moduleFromSource(src);
-  REQUIRE(!m.ops.empty());
-  return m.ops.front();
-}
-
-} // namespace
 
 TEST_CASE("merge reduction vars: einsum bijk,jkl becomes one matrix product over J * K") {
-  OpPtr op = firstOp(R"(
+  OpPtr op = unittest::firstOpFromSource(R"(
 op f(X: f32[BT, I, J, K], W: f32[J, K, L]) -> Y: f32[BT, I, L] {
   Y[b, i, l] = sum(j, k) X[b, i, j, k] * W[j, k, l];
 }
@@ -48,27 +39,27 @@ op f(X: f32[BT, I, J, K], W: f32[J, K, L]) -> Y: f32[BT, I, L] {
 TEST_CASE("merge reduction vars: reads that do not hold the pair side by side are refused") {
   std::string why;
   // k and j apart in W.
-  CHECK(!mergeReductionVars(firstOp(R"(
+  CHECK(!mergeReductionVars(unittest::firstOpFromSource(R"(
 op f(X: f32[I, J, K], W: f32[J, L, K]) -> Y: f32[I, L] {
   Y[i, l] = sum(j, k) X[i, j, k] * W[j, l, k];
 }
 )"), &why));
   CHECK(why == "no two reduction variables are adjacent indices of every read");
   // k used outside a plain index.
-  CHECK(!mergeReductionVars(firstOp(R"(
+  CHECK(!mergeReductionVars(unittest::firstOpFromSource(R"(
 op f(X: f32[I, J, K], W: f32[J, K, L]) -> Y: f32[I, L] {
   Y[i, l] = sum(j, k) X[i, j, k] * W[j, k, l] * f32(k);
 }
 )"), &why));
   CHECK(why == "no two reduction variables are adjacent indices of every read");
   // A padded read.
-  CHECK(!mergeReductionVars(firstOp(R"(
+  CHECK(!mergeReductionVars(unittest::firstOpFromSource(R"(
 op f(X: f32[I, J, K], W: f32[J, K, L]) -> Y: f32[I, L] {
   Y[i, l] = sum(j, k) (X[i, j, k + 1] else 0.0) * W[j, k, l];
 }
 )"), &why));
   // One variable: nothing to merge.
-  CHECK(!mergeReductionVars(firstOp(R"(
+  CHECK(!mergeReductionVars(unittest::firstOpFromSource(R"(
 op f(A: f32[M, K], B: f32[K, N]) -> C: f32[M, N] {
   C[i, j] = sum(k) A[i, k] * B[k, j];
 }

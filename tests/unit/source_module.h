@@ -27,4 +27,11 @@ inline ir::Module moduleFromSource(const std::string &src, std::string *diagnost
   return *m;
 }
 
+// The first op of `src`'s module.
+inline ir::OpPtr firstOpFromSource(const std::string &src) {
+  ir::Module m = moduleFromSource(src);
+  REQUIRE(!m.ops.empty());
+  return m.ops.front();
+}
+
 } // namespace tk::unittest
