@@ -319,7 +319,8 @@ int run(const std::vector<std::string> &rawArgs, const std::string &exePath, Sou
   std::optional<backend::Target> target = backend::resolveTarget(o.target, &error);
   if (!target) throw UsageError{error};
   const backend::Backend &be = *backend::findBackend(target->desc.family);
-  if (o.printHardware) return printHardware(o, be, *target, stdlibDir(o, exePath), sm, diags);
+  const std::string stdlib = stdlibDir(o, exePath);
+  if (o.printHardware) return printHardware(o, be, *target, stdlib, sm, diags);
   checkEmitKind(o, be);
   std::optional<Input> in = openInput(o.input, &error);
   if (!in) throw UsageError{error};
@@ -331,7 +332,7 @@ int run(const std::vector<std::string> &rawArgs, const std::string &exePath, Sou
       throw UsageError{"-M/-MM (dependencies only) and -MD/-MMD (dependencies beside the output) exclude each other"};
     const char *ext = defaultExtension(o.emit);
     std::string object = fs::path(o.input).stem().string() + (ext ? ext : ".o");
-    if (writeDependenciesOnly(o, *in, object, be, *target, stdlibDir(o, exePath), sm, diags, &error)) return kExitOk;
+    if (writeDependenciesOnly(o, *in, object, be, *target, stdlib, sm, diags, &error)) return kExitOk;
     if (!error.empty()) driverError(diags, error);
     return kExitCompileError;
   }
@@ -353,7 +354,7 @@ int run(const std::vector<std::string> &rawArgs, const std::string &exePath, Sou
   // --construct-trace=FILE: into FILE.
   std::ostringstream traceText;
   std::ostream *trace = !o.constructTrace ? nullptr : o.constructTraceFile.empty() ? &std::cerr : &traceText;
-  files = compile(o, *in, be, *target, stdlibDir(o, exePath), sm, diags, deps, trace);
+  files = compile(o, *in, be, *target, stdlib, sm, diags, deps, trace);
   if (!o.constructTraceFile.empty() && !writeOutputFile(o.constructTraceFile, traceText.str(), &error)) {
     driverError(diags, error);
     return kExitCompileError;
@@ -362,7 +363,7 @@ int run(const std::vector<std::string> &rawArgs, const std::string &exePath, Sou
   std::vector<std::string> written;
   if (!writeOutputs(o, *files, written, diags)) return kExitCompileError;
   // Every output is a target of the depfile's one rule.
-  if (o.depfile && !writeOutputFile(depfilePath, depfileText(o, *in, written, deps, stdlibDir(o, exePath)), &error)) {
+  if (o.depfile && !writeOutputFile(depfilePath, depfileText(o, *in, written, deps, stdlib), &error)) {
     driverError(diags, error);
     return kExitCompileError;
   }

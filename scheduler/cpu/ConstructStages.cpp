@@ -11,9 +11,11 @@ using namespace ir;
 
 namespace {
 
-// Statements [first, last) of the op and, when constructed, their kernel.
+// Statements [first, last) of the op, as an op of their own (stageOp),
+// and, when constructed, their kernel.
 struct Stage {
   size_t first = 0, last = 0;
+  OpPtr op;
   KernelPtr kernel;
 };
 
@@ -75,20 +77,20 @@ std::vector<Stage> cut(const Op &op, const ConstructOne &construct) {
   std::vector<Stage> stages;
   size_t runStart = 0;
   auto closeRun = [&](size_t at) {
-    if (runStart < at) stages.push_back(Stage{runStart, at, nullptr});
+    if (runStart < at) stages.push_back(Stage{runStart, at, stageOp(op, runStart, at), nullptr});
   };
   for (size_t i = 0; i < op.body.size();) {
     KernelPtr k;
+    OpPtr sub;
     size_t len = 0;
-    if (consumedOnlyByNext(op, i))
-      if ((k = construct(stageOp(op, i, i + 2)))) len = 2;
-    if (!k && (k = construct(stageOp(op, i, i + 1)))) len = 1;
+    if (consumedOnlyByNext(op, i) && (k = construct(sub = stageOp(op, i, i + 2)))) len = 2;
+    if (!k && (k = construct(sub = stageOp(op, i, i + 1)))) len = 1;
     if (!k) {
       ++i;
       continue;
     }
     closeRun(i);
-    stages.push_back(Stage{i, i + len, k});
+    stages.push_back(Stage{i, i + len, sub, k});
     i += len;
     runStart = i;
   }
@@ -115,13 +117,12 @@ KernelPtr constructStages(const OpPtr &op, const ConstructOne &construct, PassCo
   std::vector<MStmtPtr> body;
   std::vector<TensorPtr> crossing;
   for (const Stage &s : stages) {
-    OpPtr sub = stageOp(*op, s.first, s.last);
-    for (const TensorPtr &t : sub->outputs)
+    for (const TensorPtr &t : s.op->outputs)
       if (isIntermediateOf(*op, t.get()) && !contains(crossing, t)) crossing.push_back(t);
   }
   for (const TensorPtr &t : crossing) body.push_back(mAlloc(t, t->loc));
   for (const Stage &s : stages) {
-    KernelPtr k = s.kernel ? s.kernel : ctx.defaultKernel(stageOp(*op, s.first, s.last));
+    KernelPtr k = s.kernel ? s.kernel : ctx.defaultKernel(s.op);
     body.push_back(k->body);
   }
   return synthesizedKernel(op, TargetFamily::Cpu, mBlock(std::move(body), op->loc));
