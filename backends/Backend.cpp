@@ -7,6 +7,9 @@
 #ifdef TK_HAVE_NVPTX
 #include "backends/nvptx/NvptxBackend.h"
 #endif
+#ifdef TK_HAVE_SUNWAY
+#include "backends/sunway/SunwayBackend.h"
+#endif
 
 #include <fmt/format.h>
 
@@ -21,6 +24,9 @@ const std::vector<const Backend *> &registeredBackends() {
     v.push_back(createX86Backend());
 #ifdef TK_HAVE_NVPTX
     v.push_back(createNvptxBackend());
+#endif
+#ifdef TK_HAVE_SUNWAY
+    v.push_back(createSunwayBackend());
 #endif
     return v;
   }();

@@ -26,15 +26,22 @@ enum class OutputKind {
   LLVMIR,   // optimized LLVM IR text (for cuda: the device module)
   Assembly, // target assembly text
   Object,   // an x86-64 ELF relocatable object (for cuda: the host object)
-  Ptx       // PTX text of the device kernels
+  Ptx,      // PTX text of the device kernels
+  // Sunway: C99 sources for the athread API
+  MpeSource,    // the MPE (host) file, NAME.host.c
+  CpeSource,    // the CPE (slave) file, NAME.slave.c
+  ParamsHeader, // the argument structs both include, NAME.params.h
+  Makefile      // builds libNAME.a (Makefile)
 };
 
 // One compiled output: its kind, the suffix of its file name when written
-// next to the others ("<stem><suffix>", e.g. ".o", ".ptx") and its bytes.
+// next to the others ("<stem><suffix>", e.g. ".o", ".ptx") and its bytes;
+// `fileName`, when set, is the whole name instead (a `Makefile`).
 struct Output {
   OutputKind kind;
   std::string suffix;
   std::string bytes;
+  std::string fileName = {};
 };
 
 // A target resolved by its backend.

@@ -109,6 +109,17 @@ LStmtPtr lIf(Expr cond, LStmtPtr thenS, LStmtPtr elseS, SourceLoc loc) {
   return s;
 }
 
+LStmtPtr lDma(bool put, TensorPtr mem, std::vector<Expr> origin, std::vector<Expr> extents, TensorPtr buffer,
+              SourceLoc loc) {
+  LStmtPtr s = lStmt(LStmt::Kind::Dma, loc);
+  s->put = put;
+  s->tensor = std::move(mem);
+  s->indices = std::move(origin);
+  s->operands = std::move(extents);
+  s->buffer = std::move(buffer);
+  return s;
+}
+
 LStmtPtr lBlock(std::vector<LStmtPtr> stmts, SourceLoc loc) {
   LStmtPtr s = lStmt(LStmt::Kind::Block, loc);
   s->stmts = std::move(stmts);

@@ -97,6 +97,7 @@ LStmtPtr LoopMutator::mutateStmt(const LStmtPtr &s) {
   case LStmt::Kind::Barrier: return mutateBarrier(s);
   case LStmt::Kind::Intrinsic: return mutateIntrinsic(s);
   case LStmt::Kind::Prefetch: return mutatePrefetch(s);
+  case LStmt::Kind::Dma: return mutateDma(s);
   }
   return s;
 }
@@ -205,6 +206,21 @@ LStmtPtr LoopMutator::mutateIntrinsic(const LStmtPtr &s) {
   if (!changed) return s;
   auto n = std::make_shared<LStmt>(*s);
   n->operands = std::move(operands);
+  return n;
+}
+
+LStmtPtr LoopMutator::mutateDma(const LStmtPtr &s) {
+  bool changed = false;
+  TensorPtr t = track(mutateTensor(s->tensor), s->tensor, changed);
+  TensorPtr b = track(mutateTensor(s->buffer), s->buffer, changed);
+  std::vector<Expr> origin = mutateExprs(s->indices, changed);
+  std::vector<Expr> extents = mutateExprs(s->operands, changed);
+  if (!changed) return s;
+  auto n = std::make_shared<LStmt>(*s);
+  n->tensor = std::move(t);
+  n->buffer = std::move(b);
+  n->indices = std::move(origin);
+  n->operands = std::move(extents);
   return n;
 }
 

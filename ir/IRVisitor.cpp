@@ -60,6 +60,7 @@ void LoopVisitor::walkStmt(const LStmtPtr &s) {
   case LStmt::Kind::Barrier: return visitBarrier(*s);
   case LStmt::Kind::Intrinsic: return visitIntrinsic(*s);
   case LStmt::Kind::Prefetch: return visitPrefetch(*s);
+  case LStmt::Kind::Dma: return visitDma(*s);
   }
 }
 
@@ -107,6 +108,10 @@ void LoopVisitor::visitLet(const LStmt &s) {
 void LoopVisitor::visitCheck(const LStmt &s) { walkExpr(s.cond); }
 void LoopVisitor::visitIntrinsic(const LStmt &s) { walkExprs(s.operands); }
 void LoopVisitor::visitPrefetch(const LStmt &s) { walkExprs(s.indices); }
+void LoopVisitor::visitDma(const LStmt &s) {
+  walkExprs(s.indices);
+  walkExprs(s.operands);
+}
 
 // ---- mapping IR ----
 

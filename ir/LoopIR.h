@@ -17,7 +17,7 @@ struct LStmt;
 using LStmtPtr = std::shared_ptr<LStmt>;
 
 struct LStmt {
-  enum class Kind { Block, For, Store, Alloc, If, Let, Check, Barrier, Intrinsic, Prefetch } kind;
+  enum class Kind { Block, For, Store, Alloc, If, Let, Check, Barrier, Intrinsic, Prefetch, Dma } kind;
   SourceLoc loc;
 
   std::vector<LStmtPtr> stmts; // Block
@@ -51,7 +51,16 @@ struct LStmt {
   // unused).
 
   GpuIntrinsic intrinsic = GpuIntrinsic::Mma; // Intrinsic (as in mapping IR)
-  std::vector<Expr> operands;                 // Intrinsic
+  std::vector<Expr> operands;                 // Intrinsic; Dma: the box's extents
+
+  // Dma (Sunway, scheduler/sunway/StageThroughLdm.h): copies the box of
+  // main-memory `tensor` that starts at `indices` and has extents
+  // `operands` (one per dimension, each >= 0; a box may be empty) into
+  // (get) or out of (put) the LDM tensor `buffer`, which holds the box
+  // packed row-major from its element 0. The transfer is complete when the
+  // statement ends.
+  TensorPtr buffer;
+  bool put = false;
 };
 
 LStmtPtr lBlock(std::vector<LStmtPtr> stmts, SourceLoc loc = {});
@@ -65,6 +74,10 @@ LStmtPtr lFor(std::string var, Expr min, Expr extent, LStmtPtr body, SourceLoc l
 LStmtPtr lIf(Expr cond, LStmtPtr thenS, LStmtPtr elseS, SourceLoc loc = {});
 // An empty statement of `kind` at `loc`, for passes to fill in.
 LStmtPtr lStmt(LStmt::Kind kind, SourceLoc loc = {});
+// dma_get / dma_put: the box of `mem` at `origin` with `extents` to / from
+// LDM `buffer` (see LStmt::Kind::Dma).
+LStmtPtr lDma(bool put, TensorPtr mem, std::vector<Expr> origin, std::vector<Expr> extents, TensorPtr buffer,
+              SourceLoc loc = {});
 // `s` with blocks of a single statement unwrapped (null stays null): the
 // one statement a loop body holds, for matchers of perfect nests.
 const LStmt *soleStmt(const LStmt *s);

@@ -103,6 +103,15 @@ struct Printer {
     case LStmt::Kind::Prefetch:
       os << "prefetch " << printAccess(*s->tensor, s->indices) << ";\n";
       return;
+    case LStmt::Kind::Dma: {
+      // dma_get A[i, k0] box [1, 64] -> A.ldm;  dma_put C.ldm -> C[i, j0] box [1, 64];
+      std::string box = printAccess(*s->tensor, s->indices) + " box [";
+      for (size_t i = 0; i < s->operands.size(); ++i) box += (i ? ", " : "") + printExpr(s->operands[i]);
+      box += "]";
+      if (s->put) os << "dma_put " << s->buffer->name << " -> " << box << ";\n";
+      else os << "dma_get " << box << " -> " << s->buffer->name << ";\n";
+      return;
+    }
     }
   }
 };

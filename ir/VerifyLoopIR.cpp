@@ -60,6 +60,21 @@ protected:
   // The element it names is checked as a read would be.
   void visitPrefetch(const LStmt &s) override { expr(load(s.tensor, s.indices)); }
 
+  // A box of a main-memory tensor and an LDM buffer allocated around it.
+  void visitDma(const LStmt &s) override {
+    if (!s.tensor || !s.buffer) verifyFail(outer_, "dma without a tensor or a buffer");
+    if (s.tensor->scope != Scope::Global || s.buffer->scope != Scope::Ldm)
+      verifyFail(outer_, fmt::format("dma between '{}' and '{}': needs a global tensor and an ldm buffer",
+                                     s.tensor->name, s.buffer->name));
+    if (s.indices.size() != s.tensor->rank() || s.operands.size() != s.tensor->rank())
+      verifyFail(outer_, fmt::format("dma of '{}': origin and extents need one entry per dimension", s.tensor->name));
+    bool allocated = false;
+    for (const TensorPtr &t : scope().tensors()) allocated |= t == s.buffer;
+    if (!allocated) verifyFail(outer_, fmt::format("dma into '{}' outside its alloc", s.buffer->name));
+    for (const Expr &e : s.indices) expr(e);
+    for (const Expr &e : s.operands) expr(e);
+  }
+
   void visitIntrinsic(const LStmt &s) override { verifyIntrinsicOperands(s.intrinsic, s.operands, outer_, scope()); }
 
 private:

@@ -64,6 +64,19 @@ protected:
   // The address is computed, the element never read.
   void visitPrefetch(const LStmt &s) override { walkExprs(s.indices); }
 
+  // A get writes its buffer; a put reads it (all of it: the box is
+  // packed from element 0) and writes the main-memory tensor.
+  void visitDma(const LStmt &s) override {
+    LoopVisitor::visitDma(s);
+    const TensorPtr &from = s.put ? s.buffer : s.tensor;
+    if (!written_.count(from.get()) && !exempt_.count(from.get()))
+      throw InternalError("loop IR of function " + f_.name + ": '" + from->name + "' is copied by a dma at line " +
+                          lineCol(s.loc) + " before anything writes it, and it is not an input");
+    allocatedBefore(s, from, "read");
+    allocatedBefore(s, s.put ? s.tensor : s.buffer, "written");
+    markWrites(s);
+  }
+
   void visitIntrinsic(const LStmt &s) override {
     for (size_t i = 0; i < s.operands.size(); ++i) {
       const Expr &o = s.operands[i];
@@ -79,6 +92,7 @@ protected:
 private:
   void markWrites(const LStmt &s) {
     if (s.kind == LStmt::Kind::Store && s.tensor) written_.insert(s.tensor.get());
+    if (s.kind == LStmt::Kind::Dma) written_.insert((s.put ? s.tensor : s.buffer).get());
     if (s.kind == LStmt::Kind::Intrinsic && writesFirstOperand(s.intrinsic) && !s.operands.empty() &&
         s.operands[0] && s.operands[0]->kind == ExprKind::Load)
       written_.insert(s.operands[0]->tensor.get());

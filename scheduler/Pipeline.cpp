@@ -25,6 +25,7 @@
 #include "scheduler/construct/FillHoles.h"
 #include "scheduler/cpu/CpuHooks.h"
 #include "scheduler/cuda/CudaHooks.h"
+#include "scheduler/sunway/SunwayHooks.h"
 
 #include <algorithm>
 #include <map>
@@ -145,13 +146,12 @@ private:
 } // namespace
 
 const TargetHooks &targetHooks(TargetFamily family) {
-  static const TargetHooks none; // Sunway: no target passes yet
   switch (family) {
   case TargetFamily::Cpu: return cpuHooks();
   case TargetFamily::Cuda: return cudaHooks();
-  case TargetFamily::Sunway: return none;
+  case TargetFamily::Sunway: return sunwayHooks();
   }
-  return none;
+  throw InternalError("no scheduling hooks for this target family");
 }
 
 std::vector<KernelPtr> scheduleModule(const Module &m, const PipelineOptions &opts, DiagEngine &diags) {

@@ -58,8 +58,8 @@ public:
   virtual std::optional<ir::LoweredFunc> finish(ir::LoweredFunc f, PassContext &) const { return f; }
 };
 
-// The hooks of `family` (scheduler/cpu/CpuHooks.cpp, scheduler/cuda/CudaHooks.cpp;
-// Sunway has none yet and gets the defaults).
+// The hooks of `family` (scheduler/cpu/CpuHooks.cpp, scheduler/cuda/CudaHooks.cpp,
+// scheduler/sunway/SunwayHooks.cpp).
 const TargetHooks &targetHooks(ir::TargetFamily family);
 
 } // namespace tk

@@ -84,7 +84,7 @@ std::optional<std::vector<backend::Output>> emitCudaCode(const std::vector<ir::L
     case backend::OutputKind::Object:
       outs.push_back({kind, ".o", nvptx::emitHostObject(funcs, launches, devicePtx(), optLevel, moduleName, diags)});
       break;
-    case backend::OutputKind::Assembly: throw InternalError("nvptx backend: no assembly output (use PTX)");
+    default: throw InternalError("nvptx backend: asked for an output it cannot write (assembly: use PTX)");
     }
   }
   return outs;

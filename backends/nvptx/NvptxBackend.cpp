@@ -23,7 +23,10 @@ public:
   }
   std::string defaultHardware(const backend::Target &) const override { return "h100"; }
 
-  bool canEmit(backend::OutputKind kind) const override { return kind != backend::OutputKind::Assembly; }
+  bool canEmit(backend::OutputKind kind) const override {
+    return kind == backend::OutputKind::LLVMIR || kind == backend::OutputKind::Ptx ||
+           kind == backend::OutputKind::Object;
+  }
   // The host object to link and the PTX it embeds (for ptxas, cuobjdump
   // or loading by hand).
   std::vector<backend::OutputKind> buildOutputs() const override {

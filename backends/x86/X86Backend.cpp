@@ -26,7 +26,10 @@ public:
   // x86_64, x86_64-avx2, x86_64-avx512: stdlib/targets/<name>.hw.
   std::string defaultHardware(const backend::Target &target) const override { return target.name; }
 
-  bool canEmit(backend::OutputKind kind) const override { return kind != backend::OutputKind::Ptx; }
+  bool canEmit(backend::OutputKind kind) const override {
+    return kind == backend::OutputKind::LLVMIR || kind == backend::OutputKind::Assembly ||
+           kind == backend::OutputKind::Object;
+  }
   std::vector<backend::OutputKind> buildOutputs() const override { return {backend::OutputKind::Object}; }
 
   // Each output is its own LLVM module: CPU builds ask for one output, and
@@ -57,9 +60,9 @@ private:
     case backend::OutputKind::LLVMIR: return CodegenOutput::LLVMIR;
     case backend::OutputKind::Assembly: return CodegenOutput::Assembly;
     case backend::OutputKind::Object: return CodegenOutput::Object;
-    case backend::OutputKind::Ptx: break;
+    default: break;
     }
-    throw InternalError("x86 backend: cannot emit PTX");
+    throw InternalError("x86 backend: asked for an output it cannot write");
   }
   static std::string suffix(backend::OutputKind kind) {
     return kind == backend::OutputKind::LLVMIR ? ".ll" : kind == backend::OutputKind::Assembly ? ".s" : ".o";

@@ -153,10 +153,6 @@ std::optional<DriverOptions> parseCommandLine(const std::vector<std::string> &ar
       o.emit = *k;
     } else if (startsWith(a, "--target=")) {
       o.target = a.substr(9);
-      if (startsWith(o.target, "sunway")) {
-        *error = "target '" + o.target + "' needs the Sunway backend, which is not built in this version of tkc";
-        return std::nullopt;
-      }
     } else if (startsWith(a, "--stdlib=")) o.stdlibDir = a.substr(9);
     else if (a == "tune" && i == 0) o.tune = true;
     else if (startsWith(a, "--tuning-records=")) o.tuningRecords = a.substr(17);

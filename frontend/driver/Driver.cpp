@@ -114,6 +114,13 @@ backend::OutputKind outputKind(EmitKind k) {
 // the targets whose backend can.
 void checkEmitKind(const DriverOptions &o, const backend::Backend &be) {
   if (!isCodeEmit(o.emit) || be.canEmit(outputKind(o.emit))) return;
+  // A target whose build is a set of sources (sunway) has no single object.
+  if (o.emit == EmitKind::Obj && !be.canEmit(backend::OutputKind::Object)) {
+    if (outputIsDirectory(o)) return;
+    throw UsageError{fmt::format("target '{}' writes several files (NAME.host.c, NAME.slave.c, NAME.params.h, "
+                                 "NAME.h and a Makefile): name a directory with -o DIR/",
+                                 o.target)};
+  }
   const char *name = o.emit == EmitKind::Asm ? "asm" : o.emit == EmitKind::Ptx ? "ptx" : "llvm";
   for (const backend::Backend *other : backend::registeredBackends()) {
     if (!other->canEmit(outputKind(o.emit))) continue;
@@ -243,7 +250,9 @@ Compiled emitFromModule(const DriverOptions &o, const Input &in, const ir::Modul
   std::optional<std::vector<backend::Output>> outs = be.emit(funcs, target, eo, kinds, diags);
   if (!outs) return std::nullopt;
   std::vector<CompiledFile> files;
-  for (backend::Output &out : *outs) files.push_back({out.suffix, std::move(out.bytes)});
+  for (backend::Output &out : *outs)
+    files.push_back({out.suffix, std::move(out.bytes),
+                     out.fileName.empty() ? std::string() : (fs::path(o.output) / out.fileName).string()});
   if (build) files.push_back({".h", be.emitHeader(m->exports, headerGuard(headerPath, in.name))});
   return files;
 }

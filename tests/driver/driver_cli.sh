@@ -49,6 +49,10 @@ exit_codes)
   expect_rc 2 "$TKC" add.tk --emit=ptx
   grep -q 'needs a cuda target' err.txt || fail "ptx message"
   expect_rc 2 "$TKC" add.tk --emit=sunway
+  expect_rc 2 "$TKC" add.tk --target=sunway -o add.o
+  grep -q "target 'sunway' writes several files .*name a directory with -o DIR/" err.txt || fail "sunway -o message"
+  expect_rc 2 "$TKC" add.tk --target=sunway-xl
+  grep -q "unknown Sunway target 'sunway-xl'" err.txt || fail "sunway target message"
   expect_rc 1 "$TKC" missing.tk
   ;;
 version)

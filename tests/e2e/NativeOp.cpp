@@ -89,16 +89,34 @@ std::unique_ptr<NativeLibrary> NativeLibrary::build(const std::string &file, con
   std::string stem = fs::path(file).stem().string();
   std::string obj = (fs::path(cfg.workDir) / (stem + ".o")).string();
   std::string lib = (fs::path(cfg.workDir) / ("lib" + stem + ".so")).string();
+  bool sunway = false;
   std::string cmd = shellQuote(cfg.tkc);
-  for (const std::string &f : cfg.tkcFlags) cmd += " " + shellQuote(f);
-  cmd += " --emit=obj " + shellQuote(file) + " -o " + shellQuote(obj);
-  std::string out;
+  for (const std::string &f : cfg.tkcFlags) {
+    cmd += " " + shellQuote(f);
+    sunway |= f.rfind("--target=sunway", 0) == 0;
+  }
+  std::string link, out;
+  if (sunway) {
+    // The Sunway build: sources and a Makefile in a directory, built with
+    // tk-sw5cc (next to tkc) into lib<stem>.a, which holds the emulator;
+    // the generated C must pass -Wall -Wextra -Werror.
+    std::string dir = (fs::path(cfg.workDir) / (stem + ".sunway")).string();
+    fs::remove_all(dir);
+    cmd += " " + shellQuote(file) + " -o " + shellQuote(dir + "/");
+    cmd += " && make -s -C " + shellQuote(dir) + " TK_EMULATE=1 TK_SW5CC=" +
+           shellQuote(fs::absolute(fs::path(cfg.tkc).parent_path() / "tk-sw5cc").string()) +
+           " 'CFLAGS=-O2 -Wall -Wextra -Werror'";
+    link = shellQuote(cfg.cc) + " -shared -Wl,--whole-archive " + shellQuote(dir + "/lib" + stem + ".a") +
+           " -Wl,--no-whole-archive -o " + shellQuote(lib) + " -lm -lpthread";
+  } else {
+    cmd += " --emit=obj " + shellQuote(file) + " -o " + shellQuote(obj);
+    link = shellQuote(cfg.cc) + " -shared " + shellQuote(obj) + " -o " + shellQuote(lib) + " -L" +
+           shellQuote(cfg.runtimeLibDir) + " -ltkrt -lm -lpthread";
+  }
   if (runCommand(cmd, &out) != 0) {
     *error = "compiling failed: " + cmd + "\n" + out;
     return nullptr;
   }
-  std::string link = shellQuote(cfg.cc) + " -shared " + shellQuote(obj) + " -o " + shellQuote(lib) + " -L" +
-                     shellQuote(cfg.runtimeLibDir) + " -ltkrt -lm -lpthread";
   out.clear();
   if (runCommand(link, &out) != 0) {
     *error = "linking failed: " + link + "\n" + out;

@@ -24,16 +24,22 @@ TEST_CASE("backends: each registered backend resolves by family") {
       CHECK(t->desc.family == b->family());
       CHECK(t->desc.vectorBits >= 128);
     }
-    CHECK(b->canEmit(OutputKind::Object));
+    // A build writes what the backend can emit: an object first, or, for
+    // Sunway, the sources and their Makefile.
     REQUIRE_FALSE(b->buildOutputs().empty());
-    CHECK(b->buildOutputs().front() == OutputKind::Object);
+    for (OutputKind k : b->buildOutputs()) CHECK(b->canEmit(k));
+    CHECK((b->buildOutputs().front() == OutputKind::Object) == b->canEmit(OutputKind::Object));
   }
   REQUIRE(findBackend(TargetFamily::Cpu));
   CHECK(findBackend(TargetFamily::Cpu)->name() == "x86");
   REQUIRE(findBackend(TargetFamily::Cuda));
   CHECK(findBackend(TargetFamily::Cuda)->name() == "nvptx");
-  CHECK(findBackend(TargetFamily::Sunway) == nullptr);
-  CHECK(allTargetNames() == "host x86_64 x86_64-avx2 x86_64-avx512 cuda-sm_80 cuda-sm_90 cuda-sm_90a cuda");
+  REQUIRE(findBackend(TargetFamily::Sunway));
+  CHECK(findBackend(TargetFamily::Sunway)->name() == "sunway");
+  CHECK(allTargetNames() ==
+        "host x86_64 x86_64-avx2 x86_64-avx512 cuda-sm_80 cuda-sm_90 cuda-sm_90a cuda sunway sunway-pro");
+  CHECK_FALSE(findBackend(TargetFamily::Sunway)->canEmit(OutputKind::Object));
+  CHECK(findBackend(TargetFamily::Sunway)->canEmit(OutputKind::CpeSource));
   CHECK(findBackend(TargetFamily::Cpu)->canEmit(OutputKind::Assembly));
   CHECK_FALSE(findBackend(TargetFamily::Cpu)->canEmit(OutputKind::Ptx));
   CHECK(findBackend(TargetFamily::Cuda)->canEmit(OutputKind::Ptx));
