@@ -1,0 +1,358 @@
+#include "scheduler/sunway/LdmBox.h"
+
+#include "ir/IRMutator.h"
+#include "ir/IRVisitor.h"
+#include "ir/Simplify.h"
+#include "scheduler/IndexRange.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace tk {
+using namespace ir;
+
+namespace {
+
+struct Access {
+  TensorPtr tensor;
+  std::vector<Expr> indices;
+  Expr pred;
+  bool store = false;
+  bool readsSelf = false;          // a store whose value reads its tensor
+  std::vector<const LStmt *> path; // enclosing For and If statements, outermost first
+};
+
+// Every main-memory load and store of the body, in program order (a
+// store's reads before it), with the statements around it.
+class CollectAccesses final : public LoopVisitor {
+public:
+  std::vector<Access> out;
+  std::set<const TensorDecl *> unstageable; // copied by a dma already
+
+  void walkStmt(const LStmtPtr &s) override {
+    bool scoped = s && (s->kind == LStmt::Kind::For || s->kind == LStmt::Kind::If);
+    if (scoped) path_.push_back(s.get());
+    LoopVisitor::walkStmt(s);
+    if (scoped) path_.pop_back();
+  }
+
+protected:
+  void visitFor(const LStmt &s) override {
+    path_.pop_back(); // the bounds are read before the loop runs
+    walkExpr(s.min);
+    walkExpr(s.extent);
+    path_.push_back(&s);
+    walkBody(s);
+  }
+  void visitLoad(const Expr &e) override {
+    LoopVisitor::visitLoad(e);
+    if (e->tensor->scope == Scope::Global) out.push_back({e->tensor, e->args, e->pred, false, false, path_});
+  }
+  void visitStore(const LStmt &s) override {
+    LoopVisitor::visitStore(s);
+    if (s.tensor->scope != Scope::Global) return;
+    bool self = false;
+    visitExpr(s.value, [&](const Expr &n) { self |= n->kind == ExprKind::Load && n->tensor == s.tensor; });
+    out.push_back({s.tensor, s.indices, s.pred, true, self, path_});
+  }
+  void visitDma(const LStmt &s) override {
+    unstageable.insert(s.tensor.get());
+    LoopVisitor::visitDma(s);
+  }
+
+private:
+  std::vector<const LStmt *> path_;
+};
+
+// A constant bound of an integer expression, where its form shows one.
+std::optional<int64_t> bound(const Expr &e, bool upper) {
+  int64_t v;
+  if (isConstInt(e, &v)) return v;
+  if (e->kind != ExprKind::Binary) return std::nullopt;
+  const Expr &a = e->args[0], &b = e->args[1];
+  auto both = [&](bool ua, bool ub) -> std::optional<std::pair<int64_t, int64_t>> {
+    auto x = bound(a, ua), y = bound(b, ub);
+    if (!x || !y) return std::nullopt;
+    return std::make_pair(*x, *y);
+  };
+  switch (e->binOp) {
+  case BinOp::Add:
+    if (auto p = both(upper, upper)) return p->first + p->second;
+    return std::nullopt;
+  case BinOp::Sub:
+    if (auto p = both(upper, !upper)) return p->first - p->second;
+    return std::nullopt;
+  case BinOp::Min:
+  case BinOp::Max: {
+    // min(a, b) <= either bound; max(a, b) >= either bound.
+    bool either = (e->binOp == BinOp::Min) == upper;
+    auto x = bound(a, upper), y = bound(b, upper);
+    if (either) {
+      if (x && y) return upper ? std::min(*x, *y) : std::max(*x, *y);
+      return x ? x : y;
+    }
+    if (x && y) return upper ? std::max(*x, *y) : std::min(*x, *y);
+    return std::nullopt;
+  }
+  default: return std::nullopt;
+  }
+}
+
+// The loops of `a` inside level position `k` of its path (-1: the whole
+// body), by name; nullopt when two of them share a name.
+std::optional<std::map<std::string, const LStmt *>> innerLoops(const Access &a, int k) {
+  std::map<std::string, const LStmt *> loops;
+  for (size_t i = static_cast<size_t>(k + 1); i < a.path.size(); ++i)
+    if (a.path[i]->kind == LStmt::Kind::For && !loops.emplace(a.path[i]->var, a.path[i]).second) return std::nullopt;
+  return loops;
+}
+
+struct Option {
+  int k;              // level: position in the common path, -1 = whole body
+  std::vector<Expr> lo, hi;
+  int64_t capacity;
+  bool get;
+};
+
+// The box of `accesses` (all of one tensor) when level `k` is fixed, or
+// nullopt when it has no constant bound or, written, no store covers it.
+std::optional<Option> boxAt(const std::vector<const Access *> &accesses, int k) {
+  const TensorDecl &t = *accesses.front()->tensor;
+  Option o{k, {}, {}, 1, false};
+  std::vector<IndexRange> first;
+  std::vector<std::vector<IndexRange>> ranges;
+  for (const Access *a : accesses) {
+    auto loops = innerLoops(*a, k);
+    if (!loops) return std::nullopt;
+    std::vector<IndexRange> r;
+    for (const Expr &i : a->indices) {
+      auto ir = affineRange(i, *loops, {});
+      if (!ir) return std::nullopt;
+      r.push_back(*ir);
+    }
+    ranges.push_back(std::move(r));
+  }
+  for (size_t d = 0; d < t.rank(); ++d) {
+    const IndexRange &base = ranges[0][d];
+    int64_t dlo = 0, dhi = 0, x;
+    for (const auto &r : ranges) {
+      if (!isConstInt(simplify(sub(r[d].lo, base.lo)), &x)) return std::nullopt;
+      dlo = std::min(dlo, x);
+      if (!isConstInt(simplify(sub(r[d].hi, base.hi)), &x)) return std::nullopt;
+      dhi = std::max(dhi, x);
+    }
+    o.lo.push_back(simplify(add(base.lo, intImm(dlo))));
+    o.hi.push_back(simplify(add(base.hi, intImm(dhi))));
+    auto ub = bound(simplify(add(sub(o.hi.back(), o.lo.back()), intImm(1))), true);
+    if (!ub) return std::nullopt;
+    o.capacity *= std::max<int64_t>(*ub, 1);
+    if (o.capacity > (int64_t{1} << 30)) return std::nullopt;
+  }
+  bool written = std::any_of(accesses.begin(), accesses.end(), [](const Access *a) { return a->store; });
+  if (!written) {
+    o.get = true;
+    return o;
+  }
+  // A store that writes every element of the box: indices that are inner
+  // loop variables (distinct) or fixed at this level, no `if` around it
+  // inside the level, a guard that says no more than "in bounds".
+  for (size_t n = 0; n < accesses.size(); ++n) {
+    const Access &s = *accesses[n];
+    if (!s.store) continue;
+    auto loops = *innerLoops(s, k);
+    bool covers = !s.pred || guardOnlyBounds(load(s.tensor, s.indices, nullptr, s.pred));
+    for (size_t i = static_cast<size_t>(k + 1); covers && i < s.path.size(); ++i)
+      covers = s.path[i]->kind == LStmt::Kind::For;
+    std::set<std::string> used;
+    for (size_t d = 0; covers && d < s.indices.size(); ++d) {
+      const Expr &i = s.indices[d];
+      bool inner = false;
+      for (const auto &[name, l] : loops) inner |= mentionsVar(i, name);
+      if (inner) covers = i->kind == ExprKind::Var && used.insert(i->name).second;
+      covers = covers && sameExpr(ranges[n][d].lo, o.lo[d]) && sameExpr(ranges[n][d].hi, o.hi[d]);
+    }
+    if (!covers) continue;
+    // Read in unless this store comes first and finishes its box before
+    // anything else of the tensor runs.
+    const LStmt *top = s.path.size() > static_cast<size_t>(k + 1) ? s.path[k + 1] : nullptr;
+    bool first = n == 0 && !s.readsSelf;
+    for (size_t m = 1; first && m < accesses.size(); ++m)
+      first = !top || std::find(accesses[m]->path.begin(), accesses[m]->path.end(), top) == accesses[m]->path.end();
+    o.get = !first;
+    return o;
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+std::vector<LdmPlan> planLdmBoxes(const LStmtPtr &body, int64_t budgetBytes) {
+  CollectAccesses c;
+  c.walkStmt(body);
+  std::vector<TensorPtr> order;
+  std::map<const TensorDecl *, std::vector<const Access *>> byTensor;
+  for (const Access &a : c.out) {
+    auto &v = byTensor[a.tensor.get()];
+    if (v.empty()) order.push_back(a.tensor);
+    v.push_back(&a);
+  }
+  std::vector<LdmPlan> plans;
+  std::vector<std::vector<Option>> options;
+  for (const TensorPtr &t : order) {
+    const auto &acc = byTensor[t.get()];
+    std::vector<Option> opts;
+    if (!c.unstageable.count(t.get())) {
+      // Levels: the whole body, then each loop all the accesses share.
+      size_t common = acc.front()->path.size();
+      for (const Access *a : acc) {
+        size_t n = 0;
+        while (n < common && n < a->path.size() && a->path[n] == acc.front()->path[n]) ++n;
+        common = n;
+      }
+      for (int k = -1; k < static_cast<int>(common); ++k)
+        if (k < 0 || acc.front()->path[k]->kind == LStmt::Kind::For)
+          if (auto o = boxAt(acc, k)) opts.push_back(*o);
+    }
+    LdmPlan plan;
+    plan.tensor = t;
+    plans.push_back(std::move(plan));
+    options.push_back(std::move(opts));
+  }
+  // Outermost level each; while over budget, the largest buffer goes one
+  // level deeper (or back to main memory).
+  std::vector<size_t> at(plans.size(), 0);
+  auto bytes = [&](size_t i) {
+    return at[i] < options[i].size() ? options[i][at[i]].capacity * scalarTypeBytes(plans[i].tensor->dtype) + 32 : 0;
+  };
+  for (;;) {
+    int64_t total = 0;
+    size_t largest = 0;
+    for (size_t i = 0; i < plans.size(); ++i) {
+      total += bytes(i);
+      if (bytes(i) > bytes(largest)) largest = i;
+    }
+    if (total <= budgetBytes) break;
+    ++at[largest];
+  }
+  for (size_t i = 0; i < plans.size(); ++i) {
+    if (at[i] >= options[i].size()) continue;
+    const Option &o = options[i][at[i]];
+    LdmPlan &p = plans[i];
+    p.placed = true;
+    p.level = o.k < 0 ? nullptr : byTensor[p.tensor.get()].front()->path[o.k];
+    p.lo = o.lo;
+    p.hi = o.hi;
+    p.capacity = o.capacity;
+    p.get = o.get;
+    p.put = std::any_of(byTensor[p.tensor.get()].begin(), byTensor[p.tensor.get()].end(),
+                        [](const Access *a) { return a->store; });
+  }
+  return plans;
+}
+
+namespace {
+
+// The accesses of `t` redirected to `buf`, which holds the box at origin
+// `o` with extents `n` packed row-major.
+class Redirect final : public LoopMutator {
+public:
+  Redirect(const LdmPlan &p, TensorPtr buf, std::vector<Expr> o, std::vector<Expr> n)
+      : p_(p), buf_(std::move(buf)), o_(std::move(o)), n_(std::move(n)) {}
+
+protected:
+  Expr mutateLoad(const Expr &e) override {
+    Expr m = LoopMutator::mutateLoad(e);
+    if (m->tensor != p_.tensor) return m;
+    // A padded read without a guard reads the pad outside the tensor: its
+    // bounds become the guard (the buffer holds only elements inside).
+    Expr pred = m->pred;
+    if (m->pad && !pred)
+      for (size_t d = 0; d < m->args.size(); ++d)
+        pred = conjoin(pred, binary(BinOp::And, binary(BinOp::GE, m->args[d], intImm(0)),
+                                    binary(BinOp::LT, m->args[d], p_.tensor->shape[d])));
+    return load(buf_, {flat(m->args)}, m->pad, pred, m->loc);
+  }
+  LStmtPtr mutateStore(const LStmtPtr &s) override {
+    LStmtPtr m = LoopMutator::mutateStore(s);
+    if (m->tensor != p_.tensor) return m;
+    auto n = std::make_shared<LStmt>(*m);
+    n->tensor = buf_;
+    n->indices = {flat(m->indices)};
+    return n;
+  }
+
+private:
+  Expr flat(const std::vector<Expr> &idx) const {
+    Expr f = intImm(0);
+    for (size_t d = 0; d < idx.size(); ++d) f = add(mul(f, n_[d]), sub(idx[d], o_[d]));
+    return simplify(f);
+  }
+
+  const LdmPlan &p_;
+  TensorPtr buf_;
+  std::vector<Expr> o_, n_;
+};
+
+// `body` with `p`'s buffer around it: clamped origin and extents, get,
+// body with accesses redirected, put.
+LStmtPtr wrap(const LStmtPtr &body, const LdmPlan &p) {
+  const TensorDecl &t = *p.tensor;
+  TensorPtr buf = scratchTensor(t.name + ".ldm", t.dtype, {intImm(p.capacity)}, Scope::Ldm, t.loc);
+  std::vector<Expr> o, n;
+  std::vector<std::pair<std::string, Expr>> lets;
+  for (size_t d = 0; d < t.rank(); ++d) {
+    std::string on = t.name + ".o" + std::to_string(d), nn = t.name + ".n" + std::to_string(d);
+    Expr ov = var(on, VarKind::Loop), nv = var(nn, VarKind::Loop);
+    Expr last = binary(BinOp::Min, p.hi[d], sub(t.shape[d], intImm(1)));
+    lets.push_back({on, simplify(binary(BinOp::Max, p.lo[d], intImm(0)))});
+    lets.push_back({nn, simplify(binary(BinOp::Max, add(sub(last, ov), intImm(1)), intImm(0)))});
+    o.push_back(ov);
+    n.push_back(nv);
+  }
+  std::vector<LStmtPtr> stmts;
+  if (p.get) stmts.push_back(lDma(false, p.tensor, o, n, buf, body->loc));
+  stmts.push_back(Redirect(p, buf, o, n).mutateStmt(body));
+  if (p.put) stmts.push_back(lDma(true, p.tensor, o, n, buf, body->loc));
+  LStmtPtr s = lBlock(std::move(stmts), body->loc);
+  for (size_t i = lets.size(); i-- > 0;) {
+    LStmtPtr let = lStmt(LStmt::Kind::Let, body->loc);
+    let->var = lets[i].first;
+    let->value = lets[i].second;
+    let->body = s;
+    s = let;
+  }
+  return lAlloc(buf, s, body->loc);
+}
+
+class ApplyPlans final : public LoopMutator {
+public:
+  explicit ApplyPlans(const std::vector<LdmPlan> &plans) : plans_(plans) {}
+
+protected:
+  LStmtPtr mutateFor(const LStmtPtr &s) override {
+    LStmtPtr m = LoopMutator::mutateFor(s);
+    bool here = false;
+    for (const LdmPlan &p : plans_) here |= p.placed && p.level == s.get();
+    if (!here) return m;
+    auto n = std::make_shared<LStmt>(*m);
+    for (const LdmPlan &p : plans_)
+      if (p.placed && p.level == s.get()) n->body = wrap(n->body, p);
+    return n;
+  }
+
+private:
+  const std::vector<LdmPlan> &plans_;
+};
+
+} // namespace
+
+LStmtPtr applyLdmPlans(const LStmtPtr &body, const std::vector<LdmPlan> &plans) {
+  LStmtPtr out = ApplyPlans(plans).mutateStmt(body);
+  for (const LdmPlan &p : plans)
+    if (p.placed && !p.level) out = wrap(out, p);
+  return out;
+}
+
+} // namespace tk

@@ -1,0 +1,35 @@
+// LdmBox: the planning half of StageThroughLdm (StageThroughLdm.h): for
+// each main-memory tensor a CPE loop body accesses, the loop level whose
+// iterations get an LDM buffer, the box of elements it holds (affine
+// ranges of the indices over the loops inside that level), and whether it
+// is read in (get) and written back (put); then the rewrite that
+// allocates the buffers, issues the DMA and redirects the accesses.
+#pragma once
+#include "ir/LoopIR.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace tk {
+
+struct LdmPlan {
+  ir::TensorPtr tensor;
+  bool placed = false;               // false: stays in main memory
+  const ir::LStmt *level = nullptr;  // the loop whose body the box covers; null: the whole CPE body
+  std::vector<ir::Expr> lo, hi;      // the box, inclusive, per dimension (clamped when applied)
+  int64_t capacity = 0;              // elements the buffer holds
+  bool get = false, put = false;
+};
+
+// A plan per main-memory tensor accessed in `body` (a CPE loop's body with
+// lets inlined), in order of first access. Buffers take at most
+// `budgetBytes` in all: while they would take more, the largest moves one
+// level deeper, or, at its deepest level, stays in main memory.
+std::vector<LdmPlan> planLdmBoxes(const ir::LStmtPtr &body, int64_t budgetBytes);
+
+// `body` with each placed plan's buffer allocated around its level's body
+// (the whole body for level null), the get before, the put after, and the
+// tensor's accesses there redirected to the buffer.
+ir::LStmtPtr applyLdmPlans(const ir::LStmtPtr &body, const std::vector<LdmPlan> &plans);
+
+} // namespace tk

@@ -1,0 +1,135 @@
+#include "scheduler/sunway/StageThroughLdm.h"
+
+#include "ir/IRMutator.h"
+#include "ir/IRRewrite.h"
+#include "ir/IRVisitor.h"
+#include "ir/Simplify.h"
+#include "scheduler/IndexRange.h"
+#include "scheduler/sunway/LdmBox.h"
+
+#include <algorithm>
+#include <map>
+
+namespace tk {
+using namespace ir;
+
+namespace {
+
+constexpr int64_t kMaxBlock = 512;
+
+// Lets become their values, so every index is an expression over loops.
+class InlineLets final : public LoopMutator {
+public:
+  Expr mutateExpr(const Expr &e) override { return map_.empty() || !e ? e : simplify(substitute(e, map_)); }
+
+protected:
+  LStmtPtr mutateLet(const LStmtPtr &s) override {
+    map_.push_back({s->var, mutateExpr(s->value)});
+    LStmtPtr body = mutateStmt(s->body);
+    map_.pop_back();
+    return body;
+  }
+  LStmtPtr mutateFor(const LStmtPtr &s) override {
+    auto n = std::make_shared<LStmt>(*s);
+    n->min = mutateExpr(s->min);
+    n->extent = mutateExpr(s->extent);
+    auto saved = map_; // the loop's variable hides a let of its name
+    map_.erase(std::remove_if(map_.begin(), map_.end(), [&](const auto &p) { return p.first == s->var; }), map_.end());
+    n->body = mutateStmt(s->body);
+    map_ = saved;
+    return n;
+  }
+
+private:
+  std::vector<std::pair<std::string, Expr>> map_;
+};
+
+// Whether an index of a main-memory access in `s` mentions `var`.
+bool indexesMainMemory(const LStmtPtr &s, const std::string &var) {
+  bool found = false;
+  auto exprs = [&](const Expr &e) {
+    if (e) visitExpr(e, [&](const Expr &n) {
+        if (n->kind == ExprKind::Load && n->tensor->scope == Scope::Global)
+          for (const Expr &i : n->args) found |= mentionsVar(i, var);
+      });
+  };
+  visitLStmt(s, [&](const LStmt &st) {
+    for (const Expr &e : {st.min, st.extent, st.value, st.pred, st.cond}) exprs(e);
+    for (const Expr &e : st.indices) exprs(e);
+    if (st.kind == LStmt::Kind::Store && st.tensor->scope == Scope::Global)
+      for (const Expr &i : st.indices) found |= mentionsVar(i, var);
+  });
+  return found;
+}
+
+// Strip-mines the loops that index main memory and run more than `block`
+// (or an unknown number of) iterations: for v.blk { for v in block }.
+LStmtPtr stripMine(const LStmtPtr &r, int64_t block) {
+  return transformLStmt(r, [&](const LStmtPtr &s) -> LStmtPtr {
+    int64_t n;
+    if (s->kind != LStmt::Kind::For || s->forKind == ForKind::Parallel) return s;
+    if (isConstInt(s->extent, &n) && n <= block) return s;
+    if (!indexesMainMemory(s->body, s->var)) return s;
+    std::string outer = s->var + ".blk";
+    Expr b = intImm(block), start = mul(var(outer, VarKind::Loop), b);
+    Expr extent = simplify(binary(BinOp::Min, b, sub(s->extent, start)));
+    LStmtPtr inner = lFor(s->var, simplify(add(s->min, start)), extent, s->body, s->loc, s->forKind);
+    return lFor(outer, intImm(0), simplify(ceilDiv(s->extent, b)), inner, s->loc);
+  });
+}
+
+bool hasBarrier(const LStmtPtr &s) {
+  bool found = false;
+  visitLStmt(s, [&](const LStmt &st) { found |= st.kind == LStmt::Kind::Barrier; });
+  return found;
+}
+
+// One CPE loop body staged with blocks of `block` iterations; `dropped`
+// counts the tensors left in main memory.
+struct Staged {
+  LStmtPtr body;
+  int dropped = 0;
+};
+
+Staged stage(const LStmtPtr &body, int64_t block, int64_t budget) {
+  LStmtPtr r = stripMine(body, block);
+  std::vector<LdmPlan> plans = planLdmBoxes(r, budget);
+  Staged out{applyLdmPlans(r, plans), 0};
+  for (const LdmPlan &p : plans) out.dropped += !p.placed;
+  return out;
+}
+
+class StageCpeLoops final : public LoopMutator {
+public:
+  explicit StageCpeLoops(int64_t budget) : budget_(budget) {}
+
+protected:
+  LStmtPtr mutateFor(const LStmtPtr &s) override {
+    if (s->forKind != ForKind::Parallel || s->worker != WorkerKind::Cpes || hasBarrier(s->body)) return s;
+    LStmtPtr body = InlineLets().mutateStmt(s->body);
+    // swTVM's sizing: the largest block for which every tensor that has
+    // a level gets one.
+    Staged best;
+    for (int64_t b = kMaxBlock; b >= 1; b /= 2) {
+      Staged st = stage(body, b, budget_);
+      if (!best.body || st.dropped < best.dropped) best = st;
+      if (st.dropped == 0) break;
+    }
+    auto n = std::make_shared<LStmt>(*s);
+    n->body = best.body;
+    return n;
+  }
+
+private:
+  int64_t budget_;
+};
+
+} // namespace
+
+LoweredFunc stageThroughLdm(const LoweredFunc &f, int64_t ldmBytes) {
+  LoweredFunc out = f;
+  out.body = StageCpeLoops(ldmBytes).mutateStmt(f.body);
+  return out;
+}
+
+} // namespace tk
