@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <set>
+
 namespace tk::sunway {
 
 using ir::LStmt;
@@ -46,10 +48,19 @@ void CWriter::stmt(const ir::LStmtPtr &sp) {
     line("}");
     return;
   case LStmt::Kind::Let: {
+    // A chain of lets shares one block (distinct names: C forbids a
+    // second declaration of a name in one block).
     line("{");
     indent(1);
-    line(fmt::format("const {} {} = {};", cValueType(s.value->type), names_.var(s.var), cExpr(s.value, names_)));
-    stmt(s.body);
+    std::set<std::string> declared;
+    const LStmt *l = &s;
+    for (;;) {
+      declared.insert(l->var);
+      line(fmt::format("const {} {} = {};", cValueType(l->value->type), names_.var(l->var), cExpr(l->value, names_)));
+      if (!l->body || l->body->kind != LStmt::Kind::Let || declared.count(l->body->var)) break;
+      l = l->body.get();
+    }
+    stmt(l->body);
     indent(-1);
     line("}");
     return;
