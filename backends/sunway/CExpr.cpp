@@ -21,7 +21,10 @@ bool reservedC(const std::string &s) {
       "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
       "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
       "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while",
-      "_Bool", "_Complex", "_Imaginary", "bool", "true", "false", "main", "errno", "p", "reply",
+      "_Bool", "_Complex", "_Imaginary", "bool", "true", "false", "main", "errno",
+      // names the generated code declares next to user names: the CPE
+      // function's parameter and struct pointer, the MPE's argument struct
+      "arg", "p", "args",
       // math.h and athread names a generated source may meet
       "exp", "log", "sqrt", "tanh", "erf", "fabs", "pow", "floor", "ceil", "fmin", "fmax", "expf", "logf",
       "sqrtf", "tanhf", "erff", "fabsf", "powf", "floorf", "ceilf", "fminf", "fmaxf", "INFINITY", "NAN"};
