@@ -232,15 +232,6 @@ std::string cValueType(ScalarType t) {
   return "int";
 }
 
-std::string cStorageType(ScalarType t) {
-  switch (t) {
-  case ScalarType::F16:
-  case ScalarType::BF16: return "uint16_t";
-  case ScalarType::Bool: return "uint8_t";
-  default: return cValueType(t);
-  }
-}
-
 std::string cExpr(const Expr &e, CNames &names) { return Printer(names).print(e); }
 
 std::string cOffset(const ir::TensorDecl &t, const std::vector<Expr> &indices, CNames &names) {

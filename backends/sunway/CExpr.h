@@ -29,9 +29,8 @@ private:
 };
 
 // The C type an expression of type `t` is computed in (f16/bf16: float,
-// bool: int) and the one a tensor of element type `t` stores.
+// bool: int); a tensor stores backends/common/CHeader.h's cTypeName.
 std::string cValueType(ir::ScalarType t);
-std::string cStorageType(ir::ScalarType t);
 
 // The C expression for `e`.
 std::string cExpr(const ir::Expr &e, CNames &names);

@@ -1,5 +1,6 @@
 #include "backends/sunway/CStmt.h"
 
+#include "backends/common/CHeader.h"
 #include "ir/Diagnostics.h"
 
 #include <fmt/format.h>
@@ -107,7 +108,7 @@ void CWriter::store(const LStmt &s) {
 void CWriter::alloc(const LStmt &s) {
   const ir::TensorDecl &t = *s.tensor;
   const std::string &name = names_.tensor(&t);
-  std::string type = cStorageType(t.dtype);
+  std::string type = cTypeName(t.dtype);
   if (t.scope == ir::Scope::Global) {
     if (side_ == Side::Cpe || !hooks_.intermediate)
       throw InternalError("sunway backend: a main-memory buffer allocated on the CPEs");

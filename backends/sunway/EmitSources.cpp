@@ -1,5 +1,6 @@
 #include "backends/sunway/EmitSources.h"
 
+#include "backends/common/CHeader.h"
 #include "backends/sunway/CPrelude.h"
 #include "backends/sunway/CStmt.h"
 #include "backends/sunway/EmitMakefile.h"
@@ -50,24 +51,24 @@ public:
     std::vector<std::string> params, unpack;
     for (const ir::Param &p : op.inputs) {
       if (p.tensor) {
-        params.push_back(fmt::format("const {} *{}", cStorageType(p.tensor->dtype), names.tensor(p.tensor.get())));
+        params.push_back(fmt::format("const {} *{}", cTypeName(p.tensor->dtype), names.tensor(p.tensor.get())));
         continue;
       }
       const std::string &name = names.var(p.name);
       if (!storedAsBits(p.type)) {
-        params.push_back(cStorageType(p.type) + " " + name);
+        params.push_back(cTypeName(p.type) + " " + name);
         continue;
       }
       // f16 / bf16 / bool arrive as their bits; the code computes in float / int.
       std::string bits = names.fresh(p.name + "_bits");
-      params.push_back(cStorageType(p.type) + " " + bits);
+      params.push_back(cTypeName(p.type) + " " + bits);
       std::string value = p.type == ir::ScalarType::Bool ? "(" + bits + " != 0)"
                           : p.type == ir::ScalarType::F16 ? "tk_f16_to_f32(" + bits + ")"
                                                           : "tk_bf16_to_f32(" + bits + ")";
       unpack.push_back(fmt::format("const {} {} = {};", cValueType(p.type), name, value));
     }
     for (const ir::TensorPtr &t : op.outputs)
-      params.push_back(fmt::format("{} *{}", cStorageType(t->dtype), names.tensor(t.get())));
+      params.push_back(fmt::format("{} *{}", cTypeName(t->dtype), names.tensor(t.get())));
     for (const std::string &s : op.symbols) params.push_back("int64_t " + names.var(s));
 
     CWriter::MpeHooks hooks;
@@ -127,7 +128,7 @@ private:
     for (const FreeValues::Var &v : free.vars) field("const " + cValueType(v.type), names.var(v.name));
     for (const ir::TensorPtr &t : free.tensors) {
       bool input = t->role == ir::TensorRole::Input;
-      field(fmt::format("{}{} *const", input ? "const " : "", cStorageType(t->dtype)), names.tensor(t.get()));
+      field(fmt::format("{}{} *const", input ? "const " : "", cTypeName(t->dtype)), names.tensor(t.get()));
     }
     if (fields.empty()) {
       fields = "  char none; /* C has no empty structs */\n";
@@ -164,10 +165,10 @@ private:
     w.line("{");
     w.indent(1);
     w.line(fmt::format("const int64_t tk_shape[] = {{{}}};", t.rank() ? shape : "0"));
-    w.line(fmt::format("{} *{};", cStorageType(t.dtype), names.tensor(&t)));
+    w.line(fmt::format("{} *{};", cTypeName(t.dtype), names.tensor(&t)));
     w.line(fmt::format("if (tk_reserve(&{}, &{}, tk_shape, {}, sizeof(*{})) != 0) return 3;", buf, cap, t.rank(),
                        names.tensor(&t)));
-    w.line(fmt::format("{} = ({} *){};", names.tensor(&t), cStorageType(t.dtype), buf));
+    w.line(fmt::format("{} = ({} *){};", names.tensor(&t), cTypeName(t.dtype), buf));
     w.stmt(a.body);
     w.indent(-1);
     w.line("}");

@@ -51,12 +51,9 @@ private:
 } // namespace
 
 FreeValues freeValues(const ir::LStmt &loop) {
+  // Walking the loop itself binds its variable (the CPE id) for the body.
   Collector c;
   c.walkStmt(std::make_shared<ir::LStmt>(loop));
-  // The loop's own variable is bound by the spawn (the CPE id).
-  auto &vars = c.out.vars;
-  vars.erase(std::remove_if(vars.begin(), vars.end(), [&](const FreeValues::Var &v) { return v.name == loop.var; }),
-             vars.end());
   return c.out;
 }
 

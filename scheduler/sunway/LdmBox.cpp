@@ -121,11 +121,12 @@ struct Option {
 std::optional<Option> boxAt(const std::vector<const Access *> &accesses, int k) {
   const TensorDecl &t = *accesses.front()->tensor;
   Option o{k, {}, {}, 1, false};
-  std::vector<IndexRange> first;
   std::vector<std::vector<IndexRange>> ranges;
+  std::vector<std::map<std::string, const LStmt *>> inner; // per access
   for (const Access *a : accesses) {
     auto loops = innerLoops(*a, k);
     if (!loops) return std::nullopt;
+    inner.push_back(*loops);
     std::vector<IndexRange> r;
     for (const Expr &i : a->indices) {
       auto ir = affineRange(i, *loops, {});
@@ -161,7 +162,7 @@ std::optional<Option> boxAt(const std::vector<const Access *> &accesses, int k) 
   for (size_t n = 0; n < accesses.size(); ++n) {
     const Access &s = *accesses[n];
     if (!s.store) continue;
-    auto loops = *innerLoops(s, k);
+    const auto &loops = inner[n];
     bool covers = !s.pred || guardOnlyBounds(load(s.tensor, s.indices, nullptr, s.pred));
     for (size_t i = static_cast<size_t>(k + 1); covers && i < s.path.size(); ++i)
       covers = s.path[i]->kind == LStmt::Kind::For;

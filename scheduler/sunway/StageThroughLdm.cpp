@@ -2,13 +2,10 @@
 
 #include "ir/IRMutator.h"
 #include "ir/IRRewrite.h"
-#include "ir/IRVisitor.h"
 #include "ir/Simplify.h"
-#include "scheduler/IndexRange.h"
 #include "scheduler/sunway/LdmBox.h"
 
 #include <algorithm>
-#include <map>
 
 namespace tk {
 using namespace ir;

@@ -45,6 +45,9 @@ class NativeLibrary {
 public:
   // Runs `tkc <flags> --emit=obj file -o work/<stem>.o`, links it with
   // `cc -shared obj -L<libdir> -ltkrt -lm -lpthread` and dlopens the result.
+  // With a --target=sunway... flag: `tkc <flags> file -o work/<stem>.sunway/`,
+  // `make TK_EMULATE=1` there (tk-sw5cc next to tkc, -Werror), and the
+  // resulting lib<stem>.a, emulator included, linked whole into the object.
   // Returns null with *error set (including the tool's output) on failure.
   static std::unique_ptr<NativeLibrary> build(const std::string &file, const CompileConfig &cfg,
                                               std::string *error);
