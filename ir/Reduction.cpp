@@ -82,4 +82,15 @@ bool containsReduce(const Expr &e) {
   return found;
 }
 
+Expr soleReduction(const Expr &value, ScalarType target) {
+  if (value->kind == ExprKind::Reduce) return value;
+  Expr red;
+  int count = 0;
+  visitExpr(value, [&](const Expr &n) {
+    if (n->kind == ExprKind::Reduce) red = n, ++count;
+  });
+  if (count != 1 || red->type != target || !isFloat(target)) return nullptr;
+  return red;
+}
+
 } // namespace tk::ir

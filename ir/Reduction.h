@@ -34,6 +34,13 @@ Expr reductionIdentity(ReduceOp op, ScalarType t);
 // acc op value, e.g. `acc + value`, `max(acc, value)`.
 Expr reductionCombine(ReduceOp op, Expr acc, Expr value);
 
+// The reduction a store into a target of type `target` can accumulate in
+// place: `value` itself when it is a Reduce, or the one reduction of an
+// element-wise function of it (`sum(..) / 9.0`) when that reduction has
+// the target's floating type (so partial sums lose nothing in the target).
+// Null otherwise.
+Expr soleReduction(const Expr &value, ScalarType target);
+
 // The accumulating store matching a reduction (sum -> `+=`).
 AccumOp accumFor(ReduceOp op);
 

@@ -37,21 +37,6 @@ bool reads(const Expr &e, const TensorPtr &t) {
   return found;
 }
 
-// The reduction the target can accumulate: the value itself, or the one
-// reduction of an element-wise function of it (`sum(..) / 9.0`) whose type
-// is the target's (so the partial sums lose nothing in the target). Null
-// otherwise.
-Expr soleReduction(const Expr &value, ScalarType target) {
-  if (value->kind == ExprKind::Reduce) return value;
-  Expr red;
-  int count = 0;
-  visitExpr(value, [&](const Expr &n) {
-    if (n->kind == ExprKind::Reduce) red = n, ++count;
-  });
-  if (count != 1 || red->type != target || !isFloat(target)) return nullptr;
-  return red;
-}
-
 // Index variables of the statement become loop variables of the kernel.
 std::vector<std::pair<std::string, Expr>> loopVars(const std::vector<IndexVar> &vars) {
   std::vector<std::pair<std::string, Expr>> map;
@@ -186,11 +171,14 @@ MStmtPtr scheduleAssign(const Assign &a, TargetFamily family) {
 
 } // namespace
 
+MStmtPtr defaultStatement(const Assign &a, const Op &op, const TargetDesc &target) {
+  return target.family == TargetFamily::Cuda ? scheduleAssignGpu(a, op) : scheduleAssign(a, target.family);
+}
+
 KernelPtr defaultSchedule(const OpPtr &op, const TargetDesc &target) {
   std::vector<MStmtPtr> stmts;
   for (const TensorPtr &t : op->intermediates) stmts.push_back(mAlloc(t, t->loc));
-  for (const Assign &a : op->body)
-    stmts.push_back(target.family == TargetFamily::Cuda ? scheduleAssignGpu(a, *op) : scheduleAssign(a, target.family));
+  for (const Assign &a : op->body) stmts.push_back(defaultStatement(a, *op, target));
   return synthesizedKernel(op, target.family, mBlock(std::move(stmts), op->loc));
 }
 

@@ -24,4 +24,9 @@ namespace tk {
 // contiguous chunks (overshooting stores are predicated away later).
 ir::KernelPtr defaultSchedule(const ir::OpPtr &op, const TargetDesc &target);
 
+// The schedule defaultSchedule gives statement `a` of `op` (a target's
+// constructKernel hook schedules the statements it does not build itself
+// with it).
+ir::MStmtPtr defaultStatement(const ir::Assign &a, const ir::Op &op, const TargetDesc &target);
+
 } // namespace tk

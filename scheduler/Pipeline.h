@@ -28,6 +28,9 @@ struct PipelineOptions {
   // cache-blocked kernel (sized for construct->hw) instead of the default
   // schedule; false keeps DefaultSchedule (tkc --schedule=default).
   bool constructContractions = true;
+  // Sunway contractions are tiled by swTVM's LDM sizing instead of the
+  // fastest modelled tiling (tkc --schedule=swtvm; for comparison).
+  bool swtvmLdmSizing = false;
   // cpu functions record who writes every output element and report those
   // never written or written by two workers at once (tkc --check-mappings,
   // scheduler/cpu/InstrumentMappingChecks.h).

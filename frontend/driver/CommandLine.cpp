@@ -183,8 +183,9 @@ std::optional<DriverOptions> parseCommandLine(const std::vector<std::string> &ar
     else if (a == "--print-hw") o.printHardware = true;
     else if (a == "--schedule=construct") o.constructContractions = true;
     else if (a == "--schedule=default") o.constructContractions = false;
+    else if (a == "--schedule=swtvm") o.constructContractions = o.swtvmLdmSizing = true;
     else if (startsWith(a, "--schedule=")) {
-      *error = "invalid value '" + a.substr(11) + "' for --schedule (expected construct or default)";
+      *error = "invalid value '" + a.substr(11) + "' for --schedule (expected construct, default or swtvm)";
       return std::nullopt;
     }
     else if (startsWith(a, "--rank=")) {
@@ -315,6 +316,8 @@ Construction optimizer (fills '?' holes, docs/construct.md):
   --schedule=construct    ops without a kernel that are contractions (matmul, bmm)
                           get a packed, cache-blocked kernel sized for --hw (default)
   --schedule=default      keep the plain default schedule for them
+  --schedule=swtvm        sunway: tile contractions by swTVM's LDM sizing instead of
+                          the fastest modelled tiling (for comparison)
 Dependencies:
   (as gcc; a depfile lists the input, its imports, the --hw file and the
   --tuning-records/--policy files: everything that changes the output)

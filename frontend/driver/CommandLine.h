@@ -40,6 +40,7 @@ struct DriverOptions {
   bool constructTrace = false;     // --construct-trace: on stderr
   std::string constructTraceFile; // --construct-trace=FILE
   bool constructContractions = true; // --schedule=construct (default) | default
+  bool swtvmLdmSizing = false;        // --schedule=swtvm
   std::vector<std::pair<std::string, int64_t>> shapeHints; // --shape-hint=SYM=VALUE
   std::string rank = "roofline"; // --rank=roofline | measure
   // LoopTune (docs/looptune.md).

@@ -222,6 +222,7 @@ Compiled emitFromModule(const DriverOptions &o, const Input &in, const ir::Modul
   if (o.rank == "measure") construct->measure = measureCandidates(cpuTarget(target), construct->shapes);
   po.construct = &*construct;
   po.constructContractions = o.constructContractions;
+  po.swtvmLdmSizing = o.swtvmLdmSizing;
   po.checkMappings = o.checkMappings;
   if (o.emit == EmitKind::Mapping) {
     std::vector<std::string> kernels;

@@ -66,40 +66,6 @@ private:
   std::vector<const LStmt *> path_;
 };
 
-// A constant bound of an integer expression, where its form shows one.
-std::optional<int64_t> bound(const Expr &e, bool upper) {
-  int64_t v;
-  if (isConstInt(e, &v)) return v;
-  if (e->kind != ExprKind::Binary) return std::nullopt;
-  const Expr &a = e->args[0], &b = e->args[1];
-  auto both = [&](bool ua, bool ub) -> std::optional<std::pair<int64_t, int64_t>> {
-    auto x = bound(a, ua), y = bound(b, ub);
-    if (!x || !y) return std::nullopt;
-    return std::make_pair(*x, *y);
-  };
-  switch (e->binOp) {
-  case BinOp::Add:
-    if (auto p = both(upper, upper)) return p->first + p->second;
-    return std::nullopt;
-  case BinOp::Sub:
-    if (auto p = both(upper, !upper)) return p->first - p->second;
-    return std::nullopt;
-  case BinOp::Min:
-  case BinOp::Max: {
-    // min(a, b) <= either bound; max(a, b) >= either bound.
-    bool either = (e->binOp == BinOp::Min) == upper;
-    auto x = bound(a, upper), y = bound(b, upper);
-    if (either) {
-      if (x && y) return upper ? std::min(*x, *y) : std::max(*x, *y);
-      return x ? x : y;
-    }
-    if (x && y) return upper ? std::max(*x, *y) : std::min(*x, *y);
-    return std::nullopt;
-  }
-  default: return std::nullopt;
-  }
-}
-
 // The loops of `a` inside level position `k` of its path (-1: the whole
 // body), by name; nullopt when two of them share a name.
 std::optional<std::map<std::string, const LStmt *>> innerLoops(const Access &a, int k) {
@@ -146,7 +112,7 @@ std::optional<Option> boxAt(const std::vector<const Access *> &accesses, int k) 
     }
     o.lo.push_back(simplify(add(base.lo, intImm(dlo))));
     o.hi.push_back(simplify(add(base.hi, intImm(dhi))));
-    auto ub = bound(simplify(add(sub(o.hi.back(), o.lo.back()), intImm(1))), true);
+    auto ub = constantBound(simplify(add(sub(o.hi.back(), o.lo.back()), intImm(1))), true);
     if (!ub) return std::nullopt;
     o.capacity *= std::max<int64_t>(*ub, 1);
     if (o.capacity > (int64_t{1} << 30)) return std::nullopt;
@@ -156,9 +122,11 @@ std::optional<Option> boxAt(const std::vector<const Access *> &accesses, int k) 
     o.get = true;
     return o;
   }
-  // A store that writes every element of the box: indices that are inner
-  // loop variables (distinct) or fixed at this level, no `if` around it
-  // inside the level, a guard that says no more than "in bounds".
+  // A store that writes every element of the box: each index fixed at this
+  // level or one inner loop variable (distinct per dimension) plus a part
+  // fixed at this level, no `if` around it inside the level, a guard that
+  // says no more than "in bounds". With the index's range equal to the
+  // box's, unit steps over it reach every element.
   for (size_t n = 0; n < accesses.size(); ++n) {
     const Access &s = *accesses[n];
     if (!s.store) continue;
@@ -169,9 +137,14 @@ std::optional<Option> boxAt(const std::vector<const Access *> &accesses, int k) 
     std::set<std::string> used;
     for (size_t d = 0; covers && d < s.indices.size(); ++d) {
       const Expr &i = s.indices[d];
-      bool inner = false;
-      for (const auto &[name, l] : loops) inner |= mentionsVar(i, name);
-      if (inner) covers = i->kind == ExprKind::Var && used.insert(i->name).second;
+      std::vector<std::string> inner;
+      for (const auto &[name, l] : loops)
+        if (mentionsVar(i, name)) inner.push_back(name);
+      if (inner.size() > 1) covers = false;
+      if (inner.size() == 1) {
+        const std::string &v = inner[0];
+        covers = used.insert(v).second && !mentionsVar(simplify(sub(i, var(v, VarKind::Loop))), v);
+      }
       covers = covers && sameExpr(ranges[n][d].lo, o.lo[d]) && sameExpr(ranges[n][d].hi, o.hi[d]);
     }
     if (!covers) continue;
@@ -188,6 +161,39 @@ std::optional<Option> boxAt(const std::vector<const Access *> &accesses, int k) 
 }
 
 } // namespace
+
+std::optional<int64_t> constantBound(const Expr &e, bool upper) {
+  int64_t v;
+  if (isConstInt(e, &v)) return v;
+  if (e->kind != ExprKind::Binary) return std::nullopt;
+  const Expr &a = e->args[0], &b = e->args[1];
+  auto both = [&](bool ua, bool ub) -> std::optional<std::pair<int64_t, int64_t>> {
+    auto x = constantBound(a, ua), y = constantBound(b, ub);
+    if (!x || !y) return std::nullopt;
+    return std::make_pair(*x, *y);
+  };
+  switch (e->binOp) {
+  case BinOp::Add:
+    if (auto p = both(upper, upper)) return p->first + p->second;
+    return std::nullopt;
+  case BinOp::Sub:
+    if (auto p = both(upper, !upper)) return p->first - p->second;
+    return std::nullopt;
+  case BinOp::Min:
+  case BinOp::Max: {
+    // min(a, b) <= either bound; max(a, b) >= either bound.
+    bool either = (e->binOp == BinOp::Min) == upper;
+    auto x = constantBound(a, upper), y = constantBound(b, upper);
+    if (either) {
+      if (x && y) return upper ? std::min(*x, *y) : std::max(*x, *y);
+      return x ? x : y;
+    }
+    if (x && y) return upper ? std::max(*x, *y) : std::min(*x, *y);
+    return std::nullopt;
+  }
+  default: return std::nullopt;
+  }
+}
 
 std::vector<LdmPlan> planLdmBoxes(const LStmtPtr &body, int64_t budgetBytes) {
   CollectAccesses c;

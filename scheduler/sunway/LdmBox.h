@@ -8,6 +8,7 @@
 #include "ir/LoopIR.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace tk {
@@ -20,6 +21,10 @@ struct LdmPlan {
   int64_t capacity = 0;              // elements the buffer holds
   bool get = false, put = false;
 };
+
+// A constant upper (or lower) bound of integer expression `e` where its
+// form shows one: constants combined by +, -, min and max.
+std::optional<int64_t> constantBound(const ir::Expr &e, bool upper);
 
 // A plan per main-memory tensor accessed in `body` (a CPE loop's body with
 // lets inlined), in order of first access. Buffers take at most

@@ -59,13 +59,13 @@ bool indexesMainMemory(const LStmtPtr &s, const std::string &var) {
   return found;
 }
 
-// Strip-mines the loops that index main memory and run more than `block`
-// (or an unknown number of) iterations: for v.blk { for v in block }.
+// Strip-mines the loops that index main memory and may run more than
+// `block` iterations: for v.blk { for v in block }. A loop already bounded
+// by a constant (a tile TileContraction clamps at the edge) stays.
 LStmtPtr stripMine(const LStmtPtr &r, int64_t block) {
   return transformLStmt(r, [&](const LStmtPtr &s) -> LStmtPtr {
-    int64_t n;
     if (s->kind != LStmt::Kind::For || s->forKind == ForKind::Parallel) return s;
-    if (isConstInt(s->extent, &n) && n <= block) return s;
+    if (auto n = constantBound(s->extent, true); n && *n <= block) return s;
     if (!indexesMainMemory(s->body, s->var)) return s;
     std::string outer = s->var + ".blk";
     Expr b = intImm(block), start = mul(var(outer, VarKind::Loop), b);

@@ -1,13 +1,19 @@
-// The sunway target's pipeline hooks (scheduler/TargetHooks.h): loops stay
+// The sunway target's pipeline hooks (scheduler/TargetHooks.h): reduction
+// statements of ops without a kernel get output tiles held in LDM across
+// the reduction (TileContraction, sized by LdmTiles); loops stay
 // unversioned (the C compiler of the CPE sees plain guarded loops, and
 // StageThroughLdm plans its LDM boxes on the loops as scheduled); the last
 // step stages main-memory tensors through LDM.
 #include "scheduler/sunway/SunwayHooks.h"
 
+#include "scheduler/DefaultSchedule.h"
 #include "scheduler/construct/FillHoles.h"
+#include "scheduler/sunway/LdmTiles.h"
 #include "scheduler/sunway/StageThroughLdm.h"
+#include "scheduler/sunway/TileContraction.h"
 
 namespace tk {
+using namespace ir;
 
 namespace {
 
@@ -17,18 +23,49 @@ constexpr int64_t kStackReserve = 8 * 1024;
 // LDM bytes per CPE: the hardware description's `ldm` level, else the
 // SW26010's 64 KiB.
 int64_t ldmCapacity(const PipelineOptions &opts) {
-  if (opts.construct && opts.construct->hw.family == ir::TargetFamily::Sunway)
-    if (const construct::MemLevel *m = opts.construct->hw.levelFor(ir::Scope::Ldm); m && m->capacity > 0)
+  if (opts.construct && opts.construct->hw.family == TargetFamily::Sunway)
+    if (const construct::MemLevel *m = opts.construct->hw.levelFor(Scope::Ldm); m && m->capacity > 0)
       return m->capacity;
   return 64 * 1024;
 }
 
+// The tiles of statement `a` (its nest at the assumed shapes).
+std::vector<int64_t> chooseTiles(const Assign &a, const Op &op, const PipelineOptions &opts) {
+  Op one = op;
+  one.body = {a};
+  construct::LoopNest nest = construct::buildLoopNest(one, opts.construct->shapes);
+  int64_t budget = ldmCapacity(opts) - kStackReserve;
+  const construct::HardwareDesc &hw = opts.construct->hw;
+  return (opts.swtvmLdmSizing ? swtvmLdmTiling(nest, hw, budget) : fastestLdmTiling(nest, hw, budget)).tile;
+}
+
 class SunwayHooks final : public TargetHooks {
 public:
+  KernelPtr constructKernel(const OpPtr &op, PassContext &ctx) const override {
+    const PipelineOptions &opts = ctx.options();
+    if (!opts.construct || opts.construct->hw.family != TargetFamily::Sunway || !opts.constructContractions)
+      return nullptr;
+    std::vector<MStmtPtr> stmts;
+    for (const TensorPtr &t : op->intermediates) stmts.push_back(mAlloc(t, t->loc));
+    bool tiled = false;
+    for (const Assign &a : op->body) {
+      if (tileContractionApplies(a, nullptr)) {
+        stmts.push_back(tileContraction(a, *op, chooseTiles(a, *op, opts)));
+        tiled = true;
+      } else {
+        stmts.push_back(defaultStatement(a, *op, opts.target));
+      }
+    }
+    if (!tiled) return nullptr;
+    KernelPtr k = synthesizedKernel(op, TargetFamily::Sunway, mBlock(std::move(stmts), op->loc));
+    ctx.kernelStep("TileContraction", *k);
+    return k;
+  }
+
   bool versionsLoops() const override { return false; }
 
-  std::optional<ir::LoweredFunc> finish(ir::LoweredFunc f, PassContext &ctx) const override {
-    ir::LoweredFunc staged = stageThroughLdm(f, ldmCapacity(ctx.options()) - kStackReserve);
+  std::optional<LoweredFunc> finish(LoweredFunc f, PassContext &ctx) const override {
+    LoweredFunc staged = stageThroughLdm(f, ldmCapacity(ctx.options()) - kStackReserve);
     ctx.funcStep("StageThroughLdm", staged);
     return staged;
   }

@@ -98,14 +98,14 @@ std::unique_ptr<NativeLibrary> NativeLibrary::build(const std::string &file, con
   std::string link, out;
   if (sunway) {
     // The Sunway build: sources and a Makefile in a directory, built with
-    // tk-sw5cc (next to tkc) into lib<stem>.a, which holds the emulator;
+    // tk-sw5cc or tk-swgcc (next to tkc) into lib<stem>.a, which holds the emulator;
     // the generated C must pass -Wall -Wextra -Werror.
     std::string dir = (fs::path(cfg.workDir) / (stem + ".sunway")).string();
     fs::remove_all(dir);
     cmd += " " + shellQuote(file) + " -o " + shellQuote(dir + "/");
-    cmd += " && make -s -C " + shellQuote(dir) + " TK_EMULATE=1 TK_SW5CC=" +
-           shellQuote(fs::absolute(fs::path(cfg.tkc).parent_path() / "tk-sw5cc").string()) +
-           " 'CFLAGS=-O2 -Wall -Wextra -Werror'";
+    fs::path bin = fs::absolute(fs::path(cfg.tkc).parent_path());
+    cmd += " && make -s -C " + shellQuote(dir) + " TK_EMULATE=1 TK_SW5CC=" + shellQuote((bin / "tk-sw5cc").string()) +
+           " TK_SWGCC=" + shellQuote((bin / "tk-swgcc").string()) + " 'CFLAGS=-O2 -Wall -Wextra -Werror'";
     link = shellQuote(cfg.cc) + " -shared -Wl,--whole-archive " + shellQuote(dir + "/lib" + stem + ".a") +
            " -Wl,--no-whole-archive -o " + shellQuote(lib) + " -lm -lpthread";
   } else {

@@ -65,9 +65,12 @@ static cpe_state *need_cpe(const char *what) {
   return my_cpe;
 }
 
+/* Defined (weak) by the MPE objects of tk-swgcc builds (tk_athread.h). */
+extern const unsigned long tk_athread_pro_ldm_bytes __attribute__((weak));
+
 static size_t read_capacity(void) {
   const char *s = getenv("TK_ATHREAD_LDM_BYTES");
-  if (!s || !*s) return 64 * 1024;
+  if (!s || !*s) return &tk_athread_pro_ldm_bytes ? (size_t)tk_athread_pro_ldm_bytes : 64 * 1024;
   char *end;
   unsigned long long v = strtoull(s, &end, 10);
   if (*end == 'k' || *end == 'K') v *= 1024, ++end;

@@ -10,6 +10,13 @@ extern "C" {
 
 #define TK_ATHREAD_CPES 64 /* 8 x 8 CPEs per core group */
 
+#if defined(TK_ATHREAD_PRO) && !defined(TK_ATHREAD_SLAVE)
+/* Programs built by tk-swgcc (SW26010-Pro) start with 256 KiB of LDM per CPE
+ * instead of 64 KiB: every MPE object carries this weak definition, which the
+ * emulator reads (TK_ATHREAD_LDM_BYTES still overrides it). */
+__attribute__((weak)) const unsigned long tk_athread_pro_ldm_bytes = 256 * 1024;
+#endif
+
 typedef void (*tk_athread_fn)(void *);
 
 /* DMA modes. Only PE_MODE is emulated; the others abort when used, so a

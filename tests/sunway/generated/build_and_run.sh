@@ -11,7 +11,9 @@ mkdir -p "$work"
 for f in dma.host.c dma.slave.c dma.params.h dma.h Makefile; do
   [ -f "$work/out/$f" ] || { echo "FAIL: $f not written" >&2; exit 1; }
 done
-make -s -C "$work/out" TK_EMULATE=1 TK_SW5CC="$sw5cc" CFLAGS="-O2 -Wall -Wextra -Werror"
+# tk-swgcc (the Pro's stand-in) lies next to tk-sw5cc.
+make -s -C "$work/out" TK_EMULATE=1 TK_SW5CC="$sw5cc" TK_SWGCC="$(dirname "$sw5cc")/tk-swgcc" \
+  CFLAGS="-O2 -Wall -Wextra -Werror"
 # The emulator's headers (tk_athread_stats.h) from the source tree.
 cc -std=c99 -O2 -I "$work/out" -I "$src/../../../backends/sunway/emulator" "$src/dma_main.c" \
   "$work/out/libdma.a" -lpthread -lm -o "$work/dma_main"

@@ -1,0 +1,147 @@
+#include "scheduler/sunway/LdmTiles.h"
+
+#include "scheduler/sunway/SunwayCostModel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+namespace tk {
+using construct::Access;
+using construct::LoopNest;
+
+namespace {
+
+// LdmBox's bookkeeping per buffer (alignment of ldm_malloc).
+constexpr double kBufferOverhead = 32;
+// swTVM's first guess for a buffer iterator, in elements.
+constexpr int64_t kSwtvmInitial = 64;
+
+double bufferBytes(const LoopNest &nest, const std::vector<int64_t> &tile) {
+  return nest.footprintBytes(tile) + kBufferOverhead * static_cast<double>(nest.accesses.size());
+}
+
+// The span of each tensor dimension one tile touches.
+std::vector<double> spans(const Access &a, const LoopNest &nest, const std::vector<int64_t> &tile) {
+  std::vector<double> s;
+  for (size_t t = 0; t < a.coef.size(); ++t) {
+    double span = 1;
+    if (!a.affine[t]) span = static_cast<double>(a.extent[t]);
+    else
+      for (size_t d = 0; d < nest.dims.size(); ++d) span += static_cast<double>(std::llabs(a.coef[t][d])) * (tile[d] - 1);
+    s.push_back(std::min(span, static_cast<double>(a.extent[t])));
+  }
+  return s;
+}
+
+// DMA transfers for one box (tk_dma_box): trailing dimensions the box
+// spans completely merge with the one before; one strided transfer covers
+// the innermost two of what remains, the others loop.
+double boxTransfers(const std::vector<double> &span, const Access &a) {
+  size_t k = span.size();
+  while (k > 1 && span[k - 1] == static_cast<double>(a.extent[k - 1])) --k;
+  double n = 1;
+  for (size_t t = 0; t + 2 < k; ++t) n *= span[t];
+  return n;
+}
+
+} // namespace
+
+LdmTiling costLdmTiling(const LoopNest &nest, const construct::HardwareDesc &hw, const std::vector<int64_t> &tile) {
+  double outTiles = 1, redBlocks = 1, points = 1;
+  for (size_t d = 0; d < nest.dims.size(); ++d) {
+    double blocks = std::ceil(static_cast<double>(nest.dims[d].extent) / static_cast<double>(tile[d]));
+    (nest.dims[d].reduction ? redBlocks : outTiles) *= blocks;
+    points *= static_cast<double>(tile[d]);
+  }
+  // One output tile: its inputs once per reduction block, its output once.
+  CpeWork perTile;
+  for (const Access &a : nest.accesses) {
+    std::vector<double> s = spans(a, nest, tile);
+    double elems = 1;
+    for (double x : s) elems *= x;
+    double times = a.write ? 1 : redBlocks;
+    perTile.bytes += times * elems * a.elemBytes;
+    perTile.transfers += times * boxTransfers(s, a);
+  }
+  perTile.flops = points * redBlocks * nest.flopsPerPoint;
+
+  // Output tiles go to the CPEs in contiguous chunks of cdiv(tiles, units).
+  int units = std::max(1, hw.units);
+  double chunk = std::ceil(outTiles / units), left = outTiles;
+  std::vector<CpeWork> cpes;
+  for (int c = 0; c < units && left > 0; ++c) {
+    double n = std::min(chunk, left);
+    left -= n;
+    cpes.push_back({perTile.transfers * n, perTile.bytes * n, perTile.flops * n});
+  }
+  LdmTiling out;
+  out.tile = tile;
+  out.ldmBytes = bufferBytes(nest, tile);
+  out.dmaBytes = perTile.bytes * outTiles;
+  out.transfers = perTile.transfers * outTiles;
+  out.seconds = spawnSeconds(cpes, hw);
+  return out;
+}
+
+LdmTiling swtvmLdmTiling(const LoopNest &nest, const construct::HardwareDesc &hw, int64_t budgetBytes) {
+  size_t n = nest.dims.size();
+  std::vector<bool> sizeIter(n, false);
+  for (const Access &a : nest.accesses)
+    if (!a.coef.empty())
+      for (size_t d = 0; d < n; ++d) sizeIter[d] = sizeIter[d] || a.coef.back()[d] != 0;
+  std::vector<int64_t> tile(n, 1);
+  for (size_t d = 0; d < n; ++d)
+    if (sizeIter[d]) tile[d] = std::min(nest.dims[d].extent, kSwtvmInitial);
+  auto fits = [&](const std::vector<int64_t> &t) { return bufferBytes(nest, t) <= static_cast<double>(budgetBytes); };
+  while (!fits(tile)) { // shrink: halve the largest buffer iterator
+    auto largest = std::max_element(tile.begin(), tile.end());
+    if (*largest <= 1) break;
+    *largest = (*largest + 1) / 2;
+  }
+  for (bool grown = true; grown;) { // grow: double each in turn while it fits
+    grown = false;
+    for (size_t d = 0; d < n; ++d) {
+      if (!sizeIter[d]) continue;
+      std::vector<int64_t> t = tile;
+      t[d] = std::min(nest.dims[d].extent, tile[d] * 2);
+      if (t[d] > tile[d] && fits(t)) tile = t, grown = true;
+    }
+  }
+  return costLdmTiling(nest, hw, tile);
+}
+
+namespace {
+
+// Depth-first over the dimensions; a dimension's candidates grow, so the
+// first that does not fit ends its list (footprints only grow with a tile).
+void search(const LoopNest &nest, const construct::HardwareDesc &hw, double budget, size_t d,
+            std::vector<int64_t> &tile, LdmTiling &best) {
+  if (d == tile.size()) {
+    LdmTiling c = costLdmTiling(nest, hw, tile);
+    if (best.tile.empty() || c.seconds < best.seconds || (c.seconds == best.seconds && c.dmaBytes < best.dmaBytes))
+      best = c;
+    return;
+  }
+  int64_t extent = nest.dims[d].extent;
+  std::vector<int64_t> steps;
+  for (int64_t s = 1; s < extent; s *= 2) steps.push_back(s);
+  steps.push_back(extent);
+  for (int64_t s : steps) {
+    tile[d] = s;
+    if (bufferBytes(nest, tile) > budget) break;
+    search(nest, hw, budget, d + 1, tile, best);
+  }
+  tile[d] = 1;
+}
+
+} // namespace
+
+LdmTiling fastestLdmTiling(const LoopNest &nest, const construct::HardwareDesc &hw, int64_t budgetBytes) {
+  std::vector<int64_t> tile(nest.dims.size(), 1);
+  LdmTiling best;
+  search(nest, hw, static_cast<double>(budgetBytes), 0, tile, best);
+  return best.tile.empty() ? costLdmTiling(nest, hw, tile) : best;
+}
+
+} // namespace tk

@@ -1,0 +1,44 @@
+// LdmTiles: how big a block of a contraction one CPE holds in its LDM —
+// a tile size per loop dimension of the op's nest (output dimensions and
+// reduction variables) — and what a tiling costs in DMA under the Sunway
+// cost model (docs/sunway.md, "Performance model"). Two sizings:
+//   - swTVM's (the paper's algorithm, kept for comparison and ablation):
+//     the loop dimensions that index the lowest dimension of some tensor
+//     (its sizeiters) start at min(extent, 64), the others at 1; the largest
+//     halves while the buffers exceed the LDM, then each sizeiter in nest
+//     order doubles while they still fit, round after round. Matmul in f32
+//     under 64 KiB gets x = 1, y = 128, k = 64 as in the paper.
+//   - the fastest: every power-of-two tile (and each full extent) that fits,
+//     ranked by modelled time: output tiles spread over the 64 CPEs, each
+//     tile's inputs read once per reduction block, its output written once.
+#pragma once
+#include "scheduler/construct/HardwareDesc.h"
+#include "scheduler/construct/LoopNest.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace tk {
+
+// A tiling of a nest and its modelled cost (per call, all CPEs together).
+struct LdmTiling {
+  std::vector<int64_t> tile; // per nest dimension
+  double ldmBytes = 0;       // buffers one CPE holds at once
+  double dmaBytes = 0;       // moved between main memory and LDM
+  double transfers = 0;      // DMA transfers (each pays the main-memory latency)
+  double seconds = 0;        // modelled time of the op
+};
+
+// The cost of `tile` for `nest` on `hw` (a Sunway description: its `main`
+// level's bandwidth and latency, units and per-unit FLOP rate).
+LdmTiling costLdmTiling(const construct::LoopNest &nest, const construct::HardwareDesc &hw,
+                        const std::vector<int64_t> &tile);
+
+// swTVM's sizing under `budgetBytes` of LDM per CPE.
+LdmTiling swtvmLdmTiling(const construct::LoopNest &nest, const construct::HardwareDesc &hw, int64_t budgetBytes);
+
+// The tiling of least modelled time whose buffers fit `budgetBytes`; all
+// ones when even that does not fit.
+LdmTiling fastestLdmTiling(const construct::LoopNest &nest, const construct::HardwareDesc &hw, int64_t budgetBytes);
+
+} // namespace tk

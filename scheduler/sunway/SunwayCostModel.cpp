@@ -1,0 +1,35 @@
+#include "scheduler/sunway/SunwayCostModel.h"
+
+#include "ir/Diagnostics.h"
+
+#include <algorithm>
+
+namespace tk {
+
+namespace {
+
+const construct::MemLevel &mainMemory(const construct::HardwareDesc &hw) {
+  if (const construct::MemLevel *m = hw.levelFor(ir::Scope::Global)) return *m;
+  throw InternalError("the Sunway cost model needs a hardware description with a main-memory level");
+}
+
+} // namespace
+
+double cpeSeconds(const CpeWork &w, const construct::HardwareDesc &hw) {
+  const construct::MemLevel &mem = mainMemory(hw);
+  double share = mem.bandwidth / std::max(1, hw.units); // bytes per ns one CPE streams when all do
+  double ns = w.transfers * mem.latency + w.bytes / share;
+  if (hw.gflopsF32 > 0) ns += w.flops / hw.gflopsF32;
+  return ns * 1e-9;
+}
+
+double spawnSeconds(const std::vector<CpeWork> &cpes, const construct::HardwareDesc &hw) {
+  double slowest = 0, bytes = 0;
+  for (const CpeWork &w : cpes) {
+    slowest = std::max(slowest, cpeSeconds(w, hw));
+    bytes += w.bytes;
+  }
+  return std::max(slowest, bytes / mainMemory(hw).bandwidth * 1e-9);
+}
+
+} // namespace tk

@@ -1,0 +1,153 @@
+#include "scheduler/sunway/TileContraction.h"
+
+#include "ir/Diagnostics.h"
+#include "ir/IRRewrite.h"
+#include "ir/Reduction.h"
+#include "ir/Simplify.h"
+#include "scheduler/FreshNames.h"
+
+#include <algorithm>
+
+namespace tk {
+using namespace ir;
+
+namespace {
+
+constexpr int64_t kCpes = 64;
+
+Expr loopVar(const std::string &name) { return var(name, VarKind::Loop, ScalarType::I64); }
+
+bool reads(const Expr &e, const TensorPtr &t) {
+  bool found = false;
+  visitExpr(e, [&](const Expr &n) { found |= n->kind == ExprKind::Load && n->tensor == t; });
+  return found;
+}
+
+// for (names) in repeat(dims) { body }.
+MStmtPtr repeat(std::vector<std::string> names, std::vector<Expr> dims, MStmtPtr body, SourceLoc loc) {
+  return mMapFor(std::move(names), MappingAtom::Kind::Repeat, std::move(dims), std::nullopt, std::move(body), loc);
+}
+
+// A loop over [0, n): a repeat when n is constant, else a sequential loop
+// (a tile or block clamped at the end of its dimension).
+MStmtPtr loop(const std::string &name, const Expr &n, MStmtPtr body, SourceLoc loc) {
+  if (n->kind == ExprKind::IntImm) return repeat({name}, {n}, std::move(body), loc);
+  MStmtPtr f = mStmt(MStmt::Kind::SeqFor, loc);
+  f->var = name;
+  f->begin = intImm(0);
+  f->end = n;
+  f->body = std::move(body);
+  return f;
+}
+
+// The loops of one group (the tile's output offsets, the reduction blocks
+// or the offsets inside a block), outermost first.
+struct Loops {
+  std::vector<std::pair<std::string, Expr>> loops;
+  void add(std::string n, Expr e) { loops.push_back({std::move(n), simplify(e)}); }
+  MStmtPtr wrap(MStmtPtr body, SourceLoc loc) const {
+    for (size_t i = loops.size(); i-- > 0;) body = loop(loops[i].first, loops[i].second, std::move(body), loc);
+    return body;
+  }
+};
+
+// The iterations of a block of `size` starting at `start` that lie inside
+// [0, extent): `size` when the blocks divide a constant extent.
+Expr clamped(const Expr &extent, const Expr &start, int64_t size) {
+  int64_t e;
+  if (isConstInt(simplify(extent), &e) && e % size == 0) return intImm(size);
+  return binary(BinOp::Min, intImm(size), sub(extent, start));
+}
+
+} // namespace
+
+bool tileContractionApplies(const Assign &a, std::string *reason) {
+  auto no = [&](const char *why) {
+    if (reason) *reason = why;
+    return false;
+  };
+  if (a.vars.empty()) return no("the target is a scalar: there are no output tiles to spread over the CPEs");
+  Expr red = soleReduction(a.value, a.target->dtype);
+  if (!red) return no("the value is not one reduction (or an element-wise function of one in the target's type)");
+  if (reads(a.value, a.target)) return no("the value reads the target it writes");
+  return true;
+}
+
+MStmtPtr tileContraction(const Assign &a, const Op &op, const std::vector<int64_t> &tile) {
+  FreshNames fresh(op, a);
+  Expr red = soleReduction(a.value, a.target->dtype);
+  const std::vector<IndexVar> &rvars = red->rvars;
+  size_t rank = a.vars.size();
+  if (tile.size() != rank + rvars.size()) throw InternalError("TileContraction: one tile size per loop dimension expected");
+
+  // Output tiles: t's mixed-radix digits are the tile coordinates; inside
+  // a tile each output variable is its offset (a loop unless the size is 1).
+  std::string t = fresh("tile");
+  std::vector<Expr> count(rank);
+  Expr tiles = intImm(1);
+  for (size_t d = 0; d < rank; ++d) {
+    count[d] = simplify(ceilDiv(a.vars[d].extent, intImm(tile[d])));
+    tiles = mul(tiles, count[d]);
+  }
+  std::vector<std::pair<std::string, Expr>> map;
+  std::vector<Expr> idx(rank);
+  std::vector<std::pair<std::string, Expr>> offsets; // innermost first
+  Expr stride = intImm(1);
+  for (size_t d = rank; d-- > 0;) {
+    Expr coord = floorDiv(loopVar(t), stride);
+    if (d > 0) coord = floorMod(coord, count[d]);
+    stride = mul(stride, count[d]);
+    Expr start = mul(coord, intImm(tile[d]));
+    idx[d] = start;
+    if (tile[d] > 1) {
+      idx[d] = add(start, loopVar(a.vars[d].name));
+      offsets.push_back({a.vars[d].name, clamped(a.vars[d].extent, start, tile[d])});
+    }
+    idx[d] = simplify(idx[d]);
+    map.push_back({a.vars[d].name, idx[d]});
+  }
+  Loops inTile;
+  for (size_t i = offsets.size(); i-- > 0;) inTile.add(offsets[i].first, offsets[i].second);
+
+  // Reduction blocks: k = k_blk * Kb + k, the last block clamped.
+  Loops blocks, inBlock;
+  for (size_t r = 0; r < rvars.size(); ++r) {
+    const IndexVar &v = rvars[r];
+    int64_t kb = tile[rank + r], extent = 0;
+    if (kb == 1 || (isConstInt(simplify(v.extent), &extent) && kb >= extent)) {
+      (kb == 1 ? blocks : inBlock).add(v.name, v.extent);
+      map.push_back({v.name, loopVar(v.name)});
+      continue;
+    }
+    std::string outer = fresh(v.name + "_blk");
+    Expr start = mul(loopVar(outer), intImm(kb));
+    blocks.add(outer, ceilDiv(v.extent, intImm(kb)));
+    inBlock.add(v.name, clamped(v.extent, start, kb));
+    map.push_back({v.name, simplify(add(start, loopVar(v.name)))});
+  }
+
+  SourceLoc loc = a.loc, rloc = red->loc.valid() ? red->loc : a.loc;
+  Expr body = substitute(red->args[0], map);
+  MStmtPtr init = inTile.wrap(mStore(a.target, idx, reductionIdentity(red->reduceOp, a.target->dtype), AccumOp::None, loc), loc);
+  MStmtPtr update = inTile.wrap(mStore(a.target, idx, body, accumFor(red->reduceOp), loc), loc);
+  update = blocks.wrap(inBlock.wrap(update, rloc), rloc);
+  std::vector<MStmtPtr> task{init, update};
+  if (red != a.value) {
+    // value = f(reduction) (avgpool's sum / k^2): f applied to the tile in LDM.
+    Expr reduced = load(a.target, idx);
+    Expr post = transformExpr(substitute(a.value, map), [&](const Expr &n) {
+      return n->kind == ExprKind::Reduce ? reduced : n;
+    });
+    task.push_back(inTile.wrap(mStore(a.target, idx, post, AccumOp::None, loc), loc));
+  }
+  // Contiguous chunks of tiles per CPE.
+  auto m = mMapFor({t}, MappingAtom::Kind::Spatial, {intImm(kCpes)}, WorkerKind::Cpes, mBlock(task, loc), loc);
+  MappingAtom chunk;
+  chunk.kind = MappingAtom::Kind::Repeat;
+  chunk.dims = {simplify(ceilDiv(tiles, intImm(kCpes)))};
+  chunk.loc = loc;
+  m->mapping.atoms.push_back(std::move(chunk));
+  return m;
+}
+
+} // namespace tk
