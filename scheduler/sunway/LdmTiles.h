@@ -1,4 +1,4 @@
-// LdmTiles: how big a block of a contraction one CPE holds in its LDM —
+// LdmTiles: how big a block of an op statement one CPE holds in its LDM —
 // a tile size per loop dimension of the op's nest (output dimensions and
 // reduction variables) — and what a tiling costs in DMA under the Sunway
 // cost model (docs/sunway.md, "Performance model"). Two sizings:

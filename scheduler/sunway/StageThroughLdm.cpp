@@ -61,7 +61,7 @@ bool indexesMainMemory(const LStmtPtr &s, const std::string &var) {
 
 // Strip-mines the loops that index main memory and may run more than
 // `block` iterations: for v.blk { for v in block }. A loop already bounded
-// by a constant (a tile TileContraction clamps at the edge) stays.
+// by a constant (a tile TileOutputs clamps at the edge) stays.
 LStmtPtr stripMine(const LStmtPtr &r, int64_t block) {
   return transformLStmt(r, [&](const LStmtPtr &s) -> LStmtPtr {
     if (s->kind != LStmt::Kind::For || s->forKind == ForKind::Parallel) return s;

@@ -1,6 +1,7 @@
-// The sunway target's pipeline hooks (scheduler/TargetHooks.h): reduction
-// statements of ops without a kernel get output tiles held in LDM across
-// the reduction (TileContraction, sized by LdmTiles); loops stay
+// The sunway target's pipeline hooks (scheduler/TargetHooks.h): statements
+// of ops without a kernel get output tiles held in LDM (across the
+// reduction for reductions), spread over all 64 CPEs whatever the extents
+// (TileOutputs, sized by LdmTiles); loops stay
 // unversioned (the C compiler of the CPE sees plain guarded loops, and
 // StageThroughLdm plans its LDM boxes on the loops as scheduled); the last
 // step stages main-memory tensors through LDM.
@@ -10,7 +11,7 @@
 #include "scheduler/construct/FillHoles.h"
 #include "scheduler/sunway/LdmTiles.h"
 #include "scheduler/sunway/StageThroughLdm.h"
-#include "scheduler/sunway/TileContraction.h"
+#include "scheduler/sunway/TileOutputs.h"
 
 namespace tk {
 using namespace ir;
@@ -49,8 +50,8 @@ public:
     for (const TensorPtr &t : op->intermediates) stmts.push_back(mAlloc(t, t->loc));
     bool tiled = false;
     for (const Assign &a : op->body) {
-      if (tileContractionApplies(a, nullptr)) {
-        stmts.push_back(tileContraction(a, *op, chooseTiles(a, *op, opts)));
+      if (tileOutputsApplies(a, nullptr)) {
+        stmts.push_back(tileOutputs(a, *op, chooseTiles(a, *op, opts)));
         tiled = true;
       } else {
         stmts.push_back(defaultStatement(a, *op, opts.target));
@@ -58,7 +59,7 @@ public:
     }
     if (!tiled) return nullptr;
     KernelPtr k = synthesizedKernel(op, TargetFamily::Sunway, mBlock(std::move(stmts), op->loc));
-    ctx.kernelStep("TileContraction", *k);
+    ctx.kernelStep("TileOutputs", *k);
     return k;
   }
 

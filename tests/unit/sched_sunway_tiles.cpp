@@ -1,13 +1,13 @@
-// Sunway contraction tiling: swTVM's LDM sizing reproduces the paper's
+// Sunway output tiling: swTVM's LDM sizing reproduces the paper's
 // matmul choice, the fastest modelled tiling fits the LDM and moves far
 // fewer bytes, the DMA model counts boxes exactly, and the pipeline
-// builds the tiled schedule (scheduler/sunway/LdmTiles, TileContraction).
+// builds the tiled schedule (scheduler/sunway/LdmTiles, TileOutputs).
 #include "sched_build.h"
 #include "source_module.h"
 #include "scheduler/construct/FillHoles.h"
 #include "scheduler/sunway/LdmTiles.h"
 #include "scheduler/sunway/SunwayCostModel.h"
-#include "scheduler/sunway/TileContraction.h"
+#include "scheduler/sunway/TileOutputs.h"
 
 #include <doctest/doctest.h>
 
@@ -83,20 +83,22 @@ TEST_CASE("sunway tiles: the DMA count of a tiling is exact for dividing shapes"
   CHECK(c.seconds == doctest::Approx(cpeSeconds(one, hw)));
 }
 
-TEST_CASE("sunway tiles: which statements TileContraction takes") {
+TEST_CASE("sunway tiles: which statements TileOutputs takes") {
   std::string why;
   ir::OpPtr mm = schedtest::matmulOp();
-  CHECK(tileContractionApplies(mm->body[0], &why));
+  CHECK(tileOutputsApplies(mm->body[0], &why));
   ir::Module m = unittest::moduleFromSource(R"(
 op total(X: f32[N]) -> S: f32 { S = sum(i) X[i]; }
 op scale(X: f32[N]) -> Y: f32[N] { Y[i] = X[i] * 2.0; }
 op avg(X: f32[M, N]) -> Y: f32[M] { Y[i] = sum(j) X[i, j] / 4.0; }
+op spread(X: f32[M, N]) -> Y: f32[M] { Y[i] = (sum(j) X[i, j]) + (max(k) X[i, k]); }
 )");
-  CHECK_FALSE(tileContractionApplies(m.findOp("total")->body[0], &why));
+  CHECK_FALSE(tileOutputsApplies(m.findOp("total")->body[0], &why));
   CHECK(why.find("scalar") != std::string::npos);
-  CHECK_FALSE(tileContractionApplies(m.findOp("scale")->body[0], &why));
-  CHECK(why.find("not one reduction") != std::string::npos);
-  CHECK(tileContractionApplies(m.findOp("avg")->body[0], &why));
+  CHECK(tileOutputsApplies(m.findOp("scale")->body[0], &why));
+  CHECK(tileOutputsApplies(m.findOp("avg")->body[0], &why));
+  CHECK_FALSE(tileOutputsApplies(m.findOp("spread")->body[0], &why));
+  CHECK(why.find("not all of it") != std::string::npos);
 }
 
 TEST_CASE("sunway tiles: the pipeline tiles a matmul by the sizing asked for") {
@@ -124,4 +126,23 @@ TEST_CASE("sunway tiles: the pipeline tiles a matmul by the sizing asked for") {
   auto plain = scheduleModule(m, opts, fx.diags);
   REQUIRE(plain.size() == 1);
   CHECK(ir::printKernel(*plain[0]).find("tile") == std::string::npos);
+}
+
+TEST_CASE("sunway tiles: an element-wise op with a leading extent of 1 still uses all 64 CPEs") {
+  ir::Module m = unittest::moduleFromSource(R"(
+op relu4(X: f32[N, C, H, W]) -> Y: f32[N, C, H, W] { Y[n, c, y, x] = max(X[n, c, y, x], 0.0); }
+)");
+  ConstructOptions co;
+  co.hw = sunwayHw("sw26010");
+  co.shapes = {{"N", 1}, {"C", 64}, {"H", 56}, {"W", 56}};
+  PipelineOptions opts;
+  opts.target.family = ir::TargetFamily::Sunway;
+  opts.construct = &co;
+  schedtest::DiagFixture fx;
+  auto ks = scheduleModule(m, opts, fx.diags);
+  REQUIRE(ks.size() == 1);
+  std::string text = ir::printKernel(*ks[0]);
+  // One parallel index over the tiles of all four dimensions, not over N.
+  CHECK(text.find("for (tile) in spatial(64) * repeat(cdiv(") != std::string::npos);
+  CHECK(text.find("for (n) in spatial(64)") == std::string::npos);
 }

@@ -30,6 +30,7 @@ typedef struct {
 } cpe_state;
 
 __thread int tk_athread_myid = -1;
+__thread unsigned long long tk_athread_flops;
 static __thread cpe_state *my_cpe;
 
 static int g_inited, g_running;
@@ -40,6 +41,7 @@ static tk_athread_fn g_fn;
 static void *g_arg;
 static pthread_barrier_t g_array_bar, g_row_bar[8], g_col_bar[8];
 static tk_athread_stats g_last, g_total;
+static tk_athread_stats g_recent[TK_ATHREAD_RECENT]; /* ring, by g_total.spawns */
 /* __thread_local variables of the CPE sources (tk_athread_register_ldm_vars). */
 #define LDM_MAX_STATIC 256
 static struct {
@@ -100,7 +102,9 @@ static void *cpe_main(void *p) {
   cpe_state *c = p;
   tk_athread_myid = (int)(c - g_cpe);
   my_cpe = c;
+  tk_athread_flops = 0;
   g_fn(g_arg);
+  c->st.flops = tk_athread_flops;
   return NULL;
 }
 
@@ -156,6 +160,7 @@ static void add_cpe(tk_athread_cpe_stats *dst, const tk_athread_cpe_stats *s) {
   dst->get_bytes += s->get_bytes;
   dst->put_count += s->put_count;
   dst->put_bytes += s->put_bytes;
+  dst->flops += s->flops;
   if (s->ldm_high_water > dst->ldm_high_water) dst->ldm_high_water = s->ldm_high_water;
 }
 
@@ -175,6 +180,7 @@ int tk_athread_join(void) {
     add_cpe(&g_total.cpe[i], &g_cpe[i].st);
     add_cpe(&g_total.total, &g_cpe[i].st);
   }
+  g_recent[(g_total.spawns - 1) % TK_ATHREAD_RECENT] = g_last;
   g_have_last = 1;
   if (getenv("TK_ATHREAD_STATS")) tk_athread_print_stats(stderr, &g_last);
   return 0;
@@ -304,6 +310,12 @@ int tk_athread_last_stats(tk_athread_stats *out) {
   return 0;
 }
 
+int tk_athread_recent_stats(unsigned back, tk_athread_stats *out) {
+  if (back >= TK_ATHREAD_RECENT || back >= g_total.spawns) return -1;
+  *out = g_recent[(g_total.spawns - 1 - back) % TK_ATHREAD_RECENT];
+  return 0;
+}
+
 int tk_athread_total_stats(tk_athread_stats *out) {
   if (!g_have_last) return -1;
   *out = g_total;
@@ -314,16 +326,16 @@ void tk_athread_print_stats(FILE *f, const tk_athread_stats *s) {
   for (int i = 0; i < TK_ATHREAD_CPES; ++i) {
     const tk_athread_cpe_stats *c = &s->cpe[i];
     if (!c->get_count && !c->put_count && !c->ldm_high_water) continue;
-    fprintf(f, "tk_athread: cpe %2d: get %llu (%llu B) put %llu (%llu B) ldm peak %llu B\n", i,
+    fprintf(f, "tk_athread: cpe %2d: get %llu (%llu B) put %llu (%llu B) ldm peak %llu B flops %llu\n", i,
             (unsigned long long)c->get_count, (unsigned long long)c->get_bytes,
             (unsigned long long)c->put_count, (unsigned long long)c->put_bytes,
-            (unsigned long long)c->ldm_high_water);
+            (unsigned long long)c->ldm_high_water, (unsigned long long)c->flops);
   }
   const tk_athread_cpe_stats *t = &s->total;
   fprintf(f, "tk_athread: total over %llu spawn(s): get %llu (%llu B) put %llu (%llu B) "
-             "ldm peak %llu of %llu B\n",
+             "ldm peak %llu of %llu B flops %llu\n",
           (unsigned long long)s->spawns, (unsigned long long)t->get_count,
           (unsigned long long)t->get_bytes, (unsigned long long)t->put_count,
           (unsigned long long)t->put_bytes, (unsigned long long)t->ldm_high_water,
-          (unsigned long long)s->ldm_capacity);
+          (unsigned long long)s->ldm_capacity, (unsigned long long)t->flops);
 }

@@ -23,5 +23,8 @@
 /* Both ldm_free(p) and ldm_free(p, size) are accepted. */
 #define ldm_free(...) tk_athread_ldm_free(__VA_ARGS__, (size_t)-1)
 #define rpcc() tk_athread_cycles()
+/* Floating-point operations the code declares (for the accounting and the
+ * performance model; tkc's CPE code calls it; on the chip it is a no-op). */
+#define TK_FLOPS(n) ((void)(tk_athread_flops += (unsigned long long)(n)))
 
 #endif

@@ -3,7 +3,10 @@
  * Every athread_get / athread_put a CPE issues adds one transfer and `len`
  * bytes to that CPE's counters; ldm_high_water is the most bytes the CPE had
  * allocated with ldm_malloc at once (alignment padding included; __thread_local
- * variables and the stack are not counted). Counters are reset when a spawn
+ * variables and the stack are not counted); flops are what the CPE code
+ * declared through TK_FLOPS(n) (slave.h; tkc's generated CPE code calls it
+ * after each store with the operations of the stored value). Counters are
+ * reset when a spawn
  * starts and are complete once athread_join returns. */
 #ifndef TK_ATHREAD_STATS_H
 #define TK_ATHREAD_STATS_H
@@ -18,6 +21,7 @@ typedef struct tk_athread_cpe_stats {
   uint64_t get_count, get_bytes; /* athread_get: transfers, bytes */
   uint64_t put_count, put_bytes; /* athread_put: transfers, bytes */
   uint64_t ldm_high_water;       /* bytes */
+  uint64_t flops;                /* counted by TK_FLOPS annotations (tkc's CPE code) */
 } tk_athread_cpe_stats;
 
 typedef struct tk_athread_stats {
@@ -32,6 +36,11 @@ int tk_athread_last_stats(tk_athread_stats *out);
 /* Accumulated over every joined spawn since the program started (per CPE:
  * sums of counts and bytes, max of high-water marks). */
 int tk_athread_total_stats(tk_athread_stats *out);
+/* The spawn joined `back` spawns before the last one (0: the last); the
+ * emulator keeps the last TK_ATHREAD_RECENT. Returns 0, or -1 when that
+ * spawn is not kept. */
+#define TK_ATHREAD_RECENT 64
+int tk_athread_recent_stats(unsigned back, tk_athread_stats *out);
 /* One summary line per non-idle CPE plus a total line. */
 void tk_athread_print_stats(FILE *f, const tk_athread_stats *s);
 

@@ -1,4 +1,4 @@
-#include "scheduler/sunway/TileContraction.h"
+#include "scheduler/sunway/TileOutputs.h"
 
 #include "ir/Diagnostics.h"
 #include "ir/IRRewrite.h"
@@ -61,24 +61,26 @@ Expr clamped(const Expr &extent, const Expr &start, int64_t size) {
 
 } // namespace
 
-bool tileContractionApplies(const Assign &a, std::string *reason) {
+bool tileOutputsApplies(const Assign &a, std::string *reason) {
   auto no = [&](const char *why) {
     if (reason) *reason = why;
     return false;
   };
   if (a.vars.empty()) return no("the target is a scalar: there are no output tiles to spread over the CPEs");
-  Expr red = soleReduction(a.value, a.target->dtype);
-  if (!red) return no("the value is not one reduction (or an element-wise function of one in the target's type)");
+  if (containsReduce(a.value) && !soleReduction(a.value, a.target->dtype))
+    return no("the value holds a reduction that is not all of it (or an element-wise function of one in the "
+              "target's type)");
   if (reads(a.value, a.target)) return no("the value reads the target it writes");
   return true;
 }
 
-MStmtPtr tileContraction(const Assign &a, const Op &op, const std::vector<int64_t> &tile) {
+MStmtPtr tileOutputs(const Assign &a, const Op &op, const std::vector<int64_t> &tile) {
   FreshNames fresh(op, a);
-  Expr red = soleReduction(a.value, a.target->dtype);
-  const std::vector<IndexVar> &rvars = red->rvars;
+  Expr red = containsReduce(a.value) ? soleReduction(a.value, a.target->dtype) : nullptr;
+  static const std::vector<IndexVar> none;
+  const std::vector<IndexVar> &rvars = red ? red->rvars : none;
   size_t rank = a.vars.size();
-  if (tile.size() != rank + rvars.size()) throw InternalError("TileContraction: one tile size per loop dimension expected");
+  if (tile.size() != rank + rvars.size()) throw InternalError("TileOutputs: one tile size per loop dimension expected");
 
   // Output tiles: t's mixed-radix digits are the tile coordinates; inside
   // a tile each output variable is its offset (a loop unless the size is 1).
@@ -126,19 +128,25 @@ MStmtPtr tileContraction(const Assign &a, const Op &op, const std::vector<int64_
     map.push_back({v.name, simplify(add(start, loopVar(v.name)))});
   }
 
-  SourceLoc loc = a.loc, rloc = red->loc.valid() ? red->loc : a.loc;
-  Expr body = substitute(red->args[0], map);
-  MStmtPtr init = inTile.wrap(mStore(a.target, idx, reductionIdentity(red->reduceOp, a.target->dtype), AccumOp::None, loc), loc);
-  MStmtPtr update = inTile.wrap(mStore(a.target, idx, body, accumFor(red->reduceOp), loc), loc);
-  update = blocks.wrap(inBlock.wrap(update, rloc), rloc);
-  std::vector<MStmtPtr> task{init, update};
-  if (red != a.value) {
-    // value = f(reduction) (avgpool's sum / k^2): f applied to the tile in LDM.
-    Expr reduced = load(a.target, idx);
-    Expr post = transformExpr(substitute(a.value, map), [&](const Expr &n) {
-      return n->kind == ExprKind::Reduce ? reduced : n;
-    });
-    task.push_back(inTile.wrap(mStore(a.target, idx, post, AccumOp::None, loc), loc));
+  SourceLoc loc = a.loc;
+  std::vector<MStmtPtr> task;
+  if (!red) {
+    task.push_back(inTile.wrap(mStore(a.target, idx, substitute(a.value, map), AccumOp::None, loc), loc));
+  } else {
+    SourceLoc rloc = red->loc.valid() ? red->loc : a.loc;
+    Expr body = substitute(red->args[0], map);
+    Expr identity = reductionIdentity(red->reduceOp, a.target->dtype);
+    task.push_back(inTile.wrap(mStore(a.target, idx, identity, AccumOp::None, loc), loc));
+    MStmtPtr update = inTile.wrap(mStore(a.target, idx, body, accumFor(red->reduceOp), loc), loc);
+    task.push_back(blocks.wrap(inBlock.wrap(update, rloc), rloc));
+    if (red != a.value) {
+      // value = f(reduction) (avgpool's sum / k^2): f applied to the tile in LDM.
+      Expr reduced = load(a.target, idx);
+      Expr post = transformExpr(substitute(a.value, map), [&](const Expr &n) {
+        return n->kind == ExprKind::Reduce ? reduced : n;
+      });
+      task.push_back(inTile.wrap(mStore(a.target, idx, post, AccumOp::None, loc), loc));
+    }
   }
   // Contiguous chunks of tiles per CPE.
   auto m = mMapFor({t}, MappingAtom::Kind::Spatial, {intImm(kCpes)}, WorkerKind::Cpes, mBlock(task, loc), loc);

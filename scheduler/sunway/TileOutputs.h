@@ -1,0 +1,40 @@
+// TileOutputs: the Sunway schedule of a statement of an op without a
+// kernel — its output cut into tiles a CPE keeps in its LDM; for a
+// reduction (matmul, convolution, pooling, row reductions) across the whole
+// reduction, which is cut into blocks whose operand boxes are staged in
+// turn:
+//
+//   for (t) in spatial(64) * repeat(cdiv(T, 64)) on cpes {   // T output tiles
+//     for (i, j) in repeat(X, Y) { C[ti*X + i, tj*Y + j] = 0 }
+//     for k_blk in 0..cdiv(K, Kb) { for k in 0..min(Kb, K - k_blk*Kb) {
+//       for (i, j) in repeat(X, Y) { C[..] += A[..] * B[..] } } }
+//   }
+//
+// (tiles at the edge of a dimension loop over what is left of it, as the
+// last reduction block does). An element-wise statement is one store per
+// tile element.
+//
+// The tile coordinates (ti, tj) are the mixed-radix digits of t, so the
+// output dimensions are fused into one parallel index: a dimension smaller
+// than 64 leaves no CPE idle. StageThroughLdm then finds C's box at the
+// tile, A's and B's at the reduction block, and the DMA that fills them.
+#pragma once
+#include "ir/MappingIR.h"
+
+#include <string>
+#include <vector>
+
+namespace tk {
+
+// Whether statement `a` can be tiled: a target of rank >= 1 its value does
+// not read, and a value that is element-wise, one reduction, or an
+// element-wise function of one in the target's type (avgpool's sum / k^2).
+// Says why not in `reason`.
+bool tileOutputsApplies(const ir::Assign &a, std::string *reason);
+
+// The tiled statement. `tile` has one size per output dimension of `a`,
+// then one per reduction variable, each >= 1 (LdmTiles chooses them for
+// the nest of `a`). Requires tileOutputsApplies(a).
+ir::MStmtPtr tileOutputs(const ir::Assign &a, const ir::Op &op, const std::vector<int64_t> &tile);
+
+} // namespace tk
