@@ -3,6 +3,7 @@
 #include "ir/IRMutator.h"
 #include "ir/IRRewrite.h"
 #include "ir/Simplify.h"
+#include "ir/TensorSize.h"
 #include "scheduler/sunway/LdmBox.h"
 
 #include <algorithm>
@@ -104,11 +105,17 @@ protected:
   LStmtPtr mutateFor(const LStmtPtr &s) override {
     if (s->forKind != ForKind::Parallel || s->worker != WorkerKind::Cpes || hasBarrier(s->body)) return s;
     LStmtPtr body = InlineLets().mutateStmt(s->body);
+    // The kernel's own ldm tensors (CheckLdmBudget made sure they fit)
+    // leave the rest for the staging buffers.
+    int64_t budget = budget_;
+    visitLStmt(body, [&](const LStmt &st) {
+      if (st.kind == LStmt::Kind::Alloc && st.tensor->scope == Scope::Ldm) budget -= constantSize(*st.tensor).bytes;
+    });
     // swTVM's sizing: the largest block for which every tensor that has
     // a level gets one.
     Staged best;
     for (int64_t b = kMaxBlock; b >= 1; b /= 2) {
-      Staged st = stage(body, b, budget_);
+      Staged st = stage(body, b, budget);
       if (!best.body || st.dropped < best.dropped) best = st;
       if (st.dropped == 0) break;
     }

@@ -9,6 +9,7 @@
 
 #include "scheduler/DefaultSchedule.h"
 #include "scheduler/construct/FillHoles.h"
+#include "scheduler/sunway/CheckLdmBudget.h"
 #include "scheduler/sunway/LdmTiles.h"
 #include "scheduler/sunway/StageThroughLdm.h"
 #include "scheduler/sunway/TileOutputs.h"
@@ -61,6 +62,11 @@ public:
     KernelPtr k = synthesizedKernel(op, TargetFamily::Sunway, mBlock(std::move(stmts), op->loc));
     ctx.kernelStep("TileOutputs", *k);
     return k;
+  }
+
+  bool checkKernel(const Kernel &k, PassContext &ctx) const override {
+    int64_t capacity = ldmCapacity(ctx.options());
+    return checkLdmBudget(k, capacity, capacity - kStackReserve, ctx.diags());
   }
 
   bool versionsLoops() const override { return false; }
