@@ -2,6 +2,7 @@
 
 #include "ir/IRMutator.h"
 #include "ir/IRVisitor.h"
+#include "ir/IntArith.h"
 #include "ir/Simplify.h"
 #include "scheduler/IndexRange.h"
 
@@ -179,6 +180,16 @@ std::optional<int64_t> constantBound(const Expr &e, bool upper) {
   case BinOp::Sub:
     if (auto p = both(upper, !upper)) return p->first - p->second;
     return std::nullopt;
+  case BinOp::Mul: {
+    // By a constant factor (a stride): the other side's bound scaled, from
+    // the opposite side when the factor is negative.
+    int64_t c;
+    const Expr &x = isConstInt(a, &c) ? b : a;
+    if (!isConstInt(a, &c) && !isConstInt(b, &c)) return std::nullopt;
+    auto v = constantBound(x, c >= 0 ? upper : !upper);
+    if (!v) return std::nullopt;
+    return checkedMul(*v, c);
+  }
   case BinOp::Min:
   case BinOp::Max: {
     // min(a, b) <= either bound; max(a, b) >= either bound.

@@ -23,7 +23,8 @@ struct LdmPlan {
 };
 
 // A constant upper (or lower) bound of integer expression `e` where its
-// form shows one: constants combined by +, -, min and max.
+// form shows one: constants combined by +, -, min, max and multiplication
+// by a constant.
 std::optional<int64_t> constantBound(const ir::Expr &e, bool upper);
 
 // A plan per main-memory tensor accessed in `body` (a CPE loop's body with

@@ -1,5 +1,6 @@
-// The sunway target's pipeline hooks (scheduler/TargetHooks.h): statements
-// of ops without a kernel get output tiles held in LDM (across the
+// The sunway target's pipeline hooks (scheduler/TargetHooks.h): ops without
+// a kernel have their element-wise intermediates inlined into their readers
+// (InlineElementwise), and their statements get output tiles held in LDM (across the
 // reduction for reductions), spread over all 64 CPEs whatever the extents
 // (TileOutputs, sized by LdmTiles); loops stay
 // unversioned (the C compiler of the CPE sees plain guarded loops, and
@@ -8,6 +9,7 @@
 #include "scheduler/sunway/SunwayHooks.h"
 
 #include "scheduler/DefaultSchedule.h"
+#include "scheduler/InlineElementwise.h"
 #include "scheduler/construct/FillHoles.h"
 #include "scheduler/sunway/CheckLdmBudget.h"
 #include "scheduler/sunway/LdmTiles.h"
@@ -47,20 +49,23 @@ public:
     const PipelineOptions &opts = ctx.options();
     if (!opts.construct || opts.construct->hw.family != TargetFamily::Sunway || !opts.constructContractions)
       return nullptr;
+    // Element-wise intermediates would each cost a DMA round trip through
+    // main memory: their values go into the statements that read them.
+    OpPtr work = inlineElementwise(op);
     std::vector<MStmtPtr> stmts;
-    for (const TensorPtr &t : op->intermediates) stmts.push_back(mAlloc(t, t->loc));
+    for (const TensorPtr &t : work->intermediates) stmts.push_back(mAlloc(t, t->loc));
     bool tiled = false;
-    for (const Assign &a : op->body) {
+    for (const Assign &a : work->body) {
       if (tileOutputsApplies(a, nullptr)) {
-        stmts.push_back(tileOutputs(a, *op, chooseTiles(a, *op, opts)));
+        stmts.push_back(tileOutputs(a, *work, chooseTiles(a, *work, opts)));
         tiled = true;
       } else {
-        stmts.push_back(defaultStatement(a, *op, opts.target));
+        stmts.push_back(defaultStatement(a, *work, opts.target));
       }
     }
-    if (!tiled) return nullptr;
-    KernelPtr k = synthesizedKernel(op, TargetFamily::Sunway, mBlock(std::move(stmts), op->loc));
-    ctx.kernelStep("TileOutputs", *k);
+    if (!tiled && work == op) return nullptr;
+    KernelPtr k = synthesizedKernel(work, TargetFamily::Sunway, mBlock(std::move(stmts), op->loc));
+    ctx.kernelStep(work == op ? "TileOutputs" : "InlineElementwise + TileOutputs", *k);
     return k;
   }
 

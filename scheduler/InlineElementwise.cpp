@@ -1,0 +1,75 @@
+#include "scheduler/InlineElementwise.h"
+
+#include "ir/IRRewrite.h"
+#include "ir/Reduction.h"
+#include "ir/Simplify.h"
+
+#include <algorithm>
+
+namespace tk {
+using namespace ir;
+
+namespace {
+
+bool readsTensor(const Expr &e, const TensorDecl *t, bool *padded = nullptr) {
+  bool found = false;
+  visitExpr(e, [&](const Expr &n) {
+    if (n->kind != ExprKind::Load || n->tensor.get() != t) return;
+    found = true;
+    if (padded && (n->pad || n->pred)) *padded = true;
+  });
+  return found;
+}
+
+} // namespace
+
+bool inlineElementwiseApplies(const Op &op, size_t index, std::string *reason) {
+  auto no = [&](const char *why) {
+    if (reason) *reason = why;
+    return false;
+  };
+  const Assign &a = op.body.at(index);
+  const TensorDecl *t = a.target.get();
+  if (!isIntermediateOf(op, t)) return no("its target is an output of the op");
+  if (containsReduce(a.value)) return no("its value holds a reduction (inlining would repeat it for every read)");
+  if (readsTensor(a.value, t)) return no("its value reads its own target");
+  if (a.vars.size() != t->rank()) return no("it does not write every dimension of its target");
+  for (size_t d = 0; d < a.vars.size(); ++d)
+    if (!sameExpr(simplify(a.vars[d].extent), simplify(t->shape[d])))
+      return no("it writes only part of its target");
+  for (size_t i = 0; i < op.body.size(); ++i) {
+    if (i == index) continue;
+    if (op.body[i].target.get() == t) return no("another statement writes its target too");
+    bool padded = false;
+    if (readsTensor(op.body[i].value, t, &padded) && (padded || i < index))
+      return no(padded ? "a read of its target says what to read outside it (`else`)"
+                       : "a statement before it reads its target");
+  }
+  return true;
+}
+
+OpPtr inlineElementwise(const OpPtr &op) {
+  OpPtr out = op;
+  for (size_t i = 0; i < out->body.size();) {
+    if (!inlineElementwiseApplies(*out, i, nullptr)) {
+      ++i;
+      continue;
+    }
+    if (out == op) out = std::make_shared<Op>(*op);
+    Assign a = out->body[i];
+    Expr value = a.value->type == a.target->dtype ? a.value : cast(a.target->dtype, a.value, a.loc);
+    for (Assign &reader : out->body)
+      reader.value = transformExpr(reader.value, [&](const Expr &n) -> Expr {
+        if (n->kind != ExprKind::Load || n->tensor != a.target) return n;
+        std::vector<std::pair<std::string, Expr>> map;
+        for (size_t d = 0; d < a.vars.size(); ++d) map.push_back({a.vars[d].name, n->args[d]});
+        return substitute(value, map);
+      });
+    out->body.erase(out->body.begin() + static_cast<std::ptrdiff_t>(i));
+    auto &im = out->intermediates;
+    im.erase(std::remove(im.begin(), im.end(), a.target), im.end());
+  }
+  return out;
+}
+
+} // namespace tk

@@ -1,0 +1,27 @@
+// InlineElementwise: an intermediate computed element-wise (no reduction)
+// is substituted into the statements that read it, and neither stored nor
+// read back: `t = X + b; Y = max(t, 0)` becomes `Y = max(X + b, 0)`. A
+// target whose memory traffic is explicit (Sunway: every intermediate is a
+// DMA round trip through main memory) saves the whole write and re-read,
+// at the price of recomputing the value where several statements read it.
+#pragma once
+#include "ir/TensorIR.h"
+
+#include <string>
+
+namespace tk {
+
+// Whether intermediate statement `index` of `op` can be inlined: its target
+// is an intermediate of op written only by it, over its whole shape, with a
+// value free of reductions and of reads of the target itself, and every
+// read of it elsewhere has no `else` (so the element always exists). Says
+// why not in `reason`.
+bool inlineElementwiseApplies(const ir::Op &op, size_t index, std::string *reason);
+
+// `op` with every statement that inlineElementwiseApplies to substituted
+// into its readers (the value converted to the intermediate's type first,
+// so rounding is kept) and removed, with its intermediate; `op` itself when
+// there is none.
+ir::OpPtr inlineElementwise(const ir::OpPtr &op);
+
+} // namespace tk
