@@ -3,9 +3,11 @@
 // (sunway-pro with --pro), built against the athread emulator and run once;
 // the emulator's accounting (DMA transfers and bytes, flops per CPE, per
 // spawn) goes through SunwayCostModel against the .hw description, giving a
-// modelled time per call. Rows: tkc (the fastest modelled tiling), swtvm
-// (swTVM's LDM sizing, --schedule=swtvm) and untiled (the plain default
-// schedule, --schedule=default) — the ablation table of docs/sunway.md.
+// modelled time per call. Rows: tkc (the fastest modelled tiling, double-
+// buffered DMA), tkc-sync (the same without double buffering,
+// --sunway-dma=sync), swtvm (swTVM's LDM sizing, --schedule=swtvm, sync) and
+// untiled (the plain default schedule, --schedule=default, sync): the
+// ablation table of docs/sunway.md.
 // Outputs of the variants are compared with each other. Not a ctest.
 #include "frontend/Frontend.h"
 #include "scheduler/construct/HardwareDesc.h"
@@ -30,12 +32,20 @@ namespace {
 
 using Shapes = std::map<std::string, int64_t>;
 
+struct Variant {
+  std::string name;
+  std::vector<std::string> flags;
+};
+
+const Variant kTkc{"tkc", {"--schedule=construct"}}, kSync{"tkc-sync", {"--schedule=construct", "--sunway-dma=sync"}},
+    kSwtvm{"swtvm", {"--schedule=swtvm", "--sunway-dma=sync"}}, kUntiled{"untiled", {"--schedule=default", "--sunway-dma=sync"}};
+
 struct Case {
   std::string name;
   std::vector<std::string> calls; // exports called in turn (a chain: several)
   Shapes shapes;
-  std::vector<std::string> variants; // --schedule values
-  std::string compulsoryOf;          // op whose inputs and outputs are the compulsory bytes
+  std::vector<Variant> variants;
+  std::string compulsoryOf; // op whose inputs and outputs are the compulsory bytes
 };
 
 struct Measured {
@@ -103,7 +113,8 @@ void runOnce(e2e::NativeLibrary &lib, const ir::Op &op, const Shapes &shapes, co
     recent(back, &st);
     std::vector<CpeWork> cpes;
     for (const tk_athread_cpe_stats &c : st.cpe) {
-      cpes.push_back({double(c.get_count + c.put_count), double(c.get_bytes + c.put_bytes), double(c.flops)});
+      cpes.push_back({double(c.get_count + c.put_count), double(c.get_bytes + c.put_bytes), double(c.flops),
+                      double(c.ahead_count), double(c.ahead_bytes)});
       m.ldmPeak = std::max(m.ldmPeak, double(c.ldm_high_water));
     }
     m.seconds += spawnSeconds(cpes, hw);
@@ -130,7 +141,7 @@ std::optional<construct::HardwareDesc> readHw(const std::string &path, SourceMan
 }
 
 std::vector<Case> cases() {
-  const std::vector<std::string> all{"construct", "swtvm", "default"}, tiled{"construct", "default"};
+  const std::vector<Variant> all{kTkc, kSync, kSwtvm, kUntiled}, tiled{kTkc, kSync, kUntiled};
   auto nchw = [](int64_t c, int64_t f, int64_t hw) { return Shapes{{"N", 1}, {"C", c}, {"F", f}, {"H", hw}, {"W", hw}}; };
   Shapes act{{"N", 1}, {"C", 64}, {"H", 112}, {"W", 112}};
   return {
@@ -146,8 +157,8 @@ std::vector<Case> cases() {
       {"batchnorm 64x112x112", {"batchnorm"}, act, tiled, "batchnorm"},
       {"maxpool2x2 64x112x112", {"maxpool2x2"}, act, tiled, "maxpool2x2"},
       {"softmax 1024x1000", {"softmax"}, {{"M", 1024}, {"N", 1000}}, tiled, "softmax"},
-      {"bias_add, relu (2 calls)", {"bias_add", "relu"}, act, {"construct"}, "bias_relu"},
-      {"bias_relu (1 op, 2 statements)", {"bias_relu"}, act, {"construct"}, "bias_relu"},
+      {"bias_add, relu (2 calls)", {"bias_add", "relu"}, act, {kTkc}, "bias_relu"},
+      {"bias_relu (1 op, 2 statements)", {"bias_relu"}, act, {kTkc}, "bias_relu"},
   };
 }
 
@@ -186,12 +197,13 @@ int main(int argc, char **argv) {
     const ir::Op *cop = mod->findOp(c.compulsoryOf).get();
     double compulsory = compulsoryBytes(*cop, c.shapes);
     std::vector<double> reference;
-    for (const std::string &variant : c.variants) {
+    for (const Variant &variant : c.variants) {
       e2e::CompileConfig cfg;
       cfg.tkc = TK_BENCH_TKC;
       cfg.runtimeLibDir = TK_BENCH_LIBDIR;
       cfg.workDir = work;
-      cfg.tkcFlags = {pro ? "--target=sunway-pro" : "--target=sunway", "--schedule=" + variant};
+      cfg.tkcFlags = {pro ? "--target=sunway-pro" : "--target=sunway"};
+      cfg.tkcFlags.insert(cfg.tkcFlags.end(), variant.flags.begin(), variant.flags.end());
       for (const auto &[sym, v] : c.shapes) cfg.tkcFlags.push_back(fmt::format("--shape-hint={}={}", sym, v));
       std::string error;
       auto lib = e2e::NativeLibrary::build(file, cfg, &error);
@@ -208,9 +220,8 @@ int main(int argc, char **argv) {
       }
       if (reference.empty()) reference = m.output;
       double gflops = m.flops / m.seconds * 1e-9, gbs = compulsory / m.seconds * 1e-9;
-      const char *name = variant == "construct" ? "tkc" : variant == "default" ? "untiled" : "swtvm";
       fmt::print("{:<32} {:<8} {:>9.1f} {:>9.0f} {:>6.3f} {:>10.3f} {:>8.1f} {:>6.1f} {:>7.2f} {:>6.1f} {:>7.1f} {:>8.1e}\n",
-                 c.name, name, m.dmaBytes / 1e6, m.transfers, compulsory / m.dmaBytes, m.seconds * 1e3, gflops,
+                 c.name, variant.name, m.dmaBytes / 1e6, m.transfers, compulsory / m.dmaBytes, m.seconds * 1e3, gflops,
                  100 * gflops / peak, gbs, 100 * gbs / bandwidth, m.ldmPeak / 1024, maxRelDiff(m.output, reference));
       std::fflush(stdout);
     }

@@ -109,6 +109,12 @@ LStmtPtr lIf(Expr cond, LStmtPtr thenS, LStmtPtr elseS, SourceLoc loc) {
   return s;
 }
 
+LStmtPtr lDmaWait(TensorPtr buffer, SourceLoc loc) {
+  LStmtPtr s = lStmt(LStmt::Kind::DmaWait, loc);
+  s->buffer = std::move(buffer);
+  return s;
+}
+
 LStmtPtr lDma(bool put, TensorPtr mem, std::vector<Expr> origin, std::vector<Expr> extents, TensorPtr buffer,
               SourceLoc loc) {
   LStmtPtr s = lStmt(LStmt::Kind::Dma, loc);

@@ -98,6 +98,7 @@ LStmtPtr LoopMutator::mutateStmt(const LStmtPtr &s) {
   case LStmt::Kind::Intrinsic: return mutateIntrinsic(s);
   case LStmt::Kind::Prefetch: return mutatePrefetch(s);
   case LStmt::Kind::Dma: return mutateDma(s);
+  case LStmt::Kind::DmaWait: return mutateDmaWait(s);
   }
   return s;
 }
@@ -215,12 +216,24 @@ LStmtPtr LoopMutator::mutateDma(const LStmtPtr &s) {
   TensorPtr b = track(mutateTensor(s->buffer), s->buffer, changed);
   std::vector<Expr> origin = mutateExprs(s->indices, changed);
   std::vector<Expr> extents = mutateExprs(s->operands, changed);
+  Expr offset = s->value ? mutateExpr(s->value) : nullptr;
+  changed |= offset != s->value;
   if (!changed) return s;
   auto n = std::make_shared<LStmt>(*s);
   n->tensor = std::move(t);
   n->buffer = std::move(b);
   n->indices = std::move(origin);
   n->operands = std::move(extents);
+  n->value = std::move(offset);
+  return n;
+}
+
+LStmtPtr LoopMutator::mutateDmaWait(const LStmtPtr &s) {
+  bool changed = false;
+  TensorPtr b = track(mutateTensor(s->buffer), s->buffer, changed);
+  if (!changed) return s;
+  auto n = std::make_shared<LStmt>(*s);
+  n->buffer = std::move(b);
   return n;
 }
 

@@ -58,7 +58,8 @@ protected:
   virtual LStmtPtr mutateBarrier(const LStmtPtr &s) { return s; }
   virtual LStmtPtr mutateIntrinsic(const LStmtPtr &s); // operands
   virtual LStmtPtr mutatePrefetch(const LStmtPtr &s);  // tensor, indices
-  virtual LStmtPtr mutateDma(const LStmtPtr &s);       // tensor, buffer, indices, operands
+  virtual LStmtPtr mutateDma(const LStmtPtr &s);       // tensor, buffer, indices, operands, value
+  virtual LStmtPtr mutateDmaWait(const LStmtPtr &s);   // buffer
   // Around the body of a For, Let or Alloc (the original node), with its
   // binding in scope().
   virtual void enterScope(const LStmt &) {}

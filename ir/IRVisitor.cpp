@@ -61,6 +61,7 @@ void LoopVisitor::walkStmt(const LStmtPtr &s) {
   case LStmt::Kind::Intrinsic: return visitIntrinsic(*s);
   case LStmt::Kind::Prefetch: return visitPrefetch(*s);
   case LStmt::Kind::Dma: return visitDma(*s);
+  case LStmt::Kind::DmaWait: return visitDmaWait(*s);
   }
 }
 
@@ -111,6 +112,7 @@ void LoopVisitor::visitPrefetch(const LStmt &s) { walkExprs(s.indices); }
 void LoopVisitor::visitDma(const LStmt &s) {
   walkExprs(s.indices);
   walkExprs(s.operands);
+  walkExpr(s.value);
 }
 
 // ---- mapping IR ----

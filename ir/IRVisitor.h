@@ -58,7 +58,8 @@ protected:
   virtual void visitBarrier(const LStmt &) {}
   virtual void visitIntrinsic(const LStmt &s); // operands
   virtual void visitPrefetch(const LStmt &s);  // indices
-  virtual void visitDma(const LStmt &s);       // indices (origin), operands (extents)
+  virtual void visitDma(const LStmt &s);       // indices (origin), operands (extents), value (offset)
+  virtual void visitDmaWait(const LStmt &) {}
   // Around the body of a For, Let or Alloc, with its binding in scope().
   virtual void enterScope(const LStmt &) {}
   virtual void leaveScope(const LStmt &) {}

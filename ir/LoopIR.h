@@ -17,7 +17,7 @@ struct LStmt;
 using LStmtPtr = std::shared_ptr<LStmt>;
 
 struct LStmt {
-  enum class Kind { Block, For, Store, Alloc, If, Let, Check, Barrier, Intrinsic, Prefetch, Dma } kind;
+  enum class Kind { Block, For, Store, Alloc, If, Let, Check, Barrier, Intrinsic, Prefetch, Dma, DmaWait } kind;
   SourceLoc loc;
 
   std::vector<LStmtPtr> stmts; // Block
@@ -34,7 +34,7 @@ struct LStmt {
   // prefetch does not fault.
   TensorPtr tensor;          // Store target, Alloc buffer, Prefetch
   std::vector<Expr> indices; // Store, Prefetch
-  Expr value;                // Store value, Let value
+  Expr value;                // Store value, Let value; Dma: element offset into `buffer` (null: 0)
   Expr pred;                 // Store guard (null = unconditional)
   // Store: the kernel never reads these elements again and they are too
   // many to stay in the cores' private caches, so the backend may write
@@ -57,10 +57,14 @@ struct LStmt {
   // main-memory `tensor` that starts at `indices` and has extents
   // `operands` (one per dimension, each >= 0; a box may be empty) into
   // (get) or out of (put) the LDM tensor `buffer`, which holds the box
-  // packed row-major from its element 0. The transfer is complete when the
-  // statement ends.
+  // packed row-major from element `value` (null: 0). The transfer is
+  // complete when the statement ends, unless `async`: then it is only
+  // issued, and complete after the next DmaWait of `buffer` (a get issued
+  // while the code computes on other data: double buffering).
+  // DmaWait: waits for every async transfer issued into `buffer`.
   TensorPtr buffer;
   bool put = false;
+  bool async = false;
 };
 
 LStmtPtr lBlock(std::vector<LStmtPtr> stmts, SourceLoc loc = {});
@@ -82,6 +86,8 @@ LStmtPtr lDma(bool put, TensorPtr mem, std::vector<Expr> origin, std::vector<Exp
 // one statement a loop body holds, for matchers of perfect nests.
 const LStmt *soleStmt(const LStmt *s);
 
+// dma_wait buffer: the async transfers into `buffer` are complete.
+LStmtPtr lDmaWait(TensorPtr buffer, SourceLoc loc = {});
 // One exported C function.
 struct LoweredFunc {
   std::string name;                // exported symbol

@@ -108,10 +108,13 @@ struct Printer {
       std::string box = printAccess(*s->tensor, s->indices) + " box [";
       for (size_t i = 0; i < s->operands.size(); ++i) box += (i ? ", " : "") + printExpr(s->operands[i]);
       box += "]";
-      if (s->put) os << "dma_put " << s->buffer->name << " -> " << box << ";\n";
-      else os << "dma_get " << box << " -> " << s->buffer->name << ";\n";
+      std::string buf = s->buffer->name + (s->value ? "[" + printExpr(s->value) + "..]" : "");
+      std::string async = s->async ? " async" : "";
+      if (s->put) os << "dma_put" << async << " " << buf << " -> " << box << ";\n";
+      else os << "dma_get" << async << " " << box << " -> " << buf << ";\n";
       return;
     }
+    case LStmt::Kind::DmaWait: os << "dma_wait " << s->buffer->name << ";\n"; return;
     }
   }
 };

@@ -73,6 +73,13 @@ protected:
     if (!allocated) verifyFail(outer_, fmt::format("dma into '{}' outside its alloc", s.buffer->name));
     for (const Expr &e : s.indices) expr(e);
     for (const Expr &e : s.operands) expr(e);
+    if (s.value) expr(s.value);
+  }
+
+  void visitDmaWait(const LStmt &s) override {
+    bool allocated = false;
+    for (const TensorPtr &t : scope().tensors()) allocated |= t == s.buffer;
+    if (!s.buffer || !allocated) verifyFail(outer_, "dma_wait outside its buffer's alloc");
   }
 
   void visitIntrinsic(const LStmt &s) override { verifyIntrinsicOperands(s.intrinsic, s.operands, outer_, scope()); }

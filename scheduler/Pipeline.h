@@ -31,6 +31,10 @@ struct PipelineOptions {
   // Sunway contractions are tiled by swTVM's LDM sizing instead of the
   // fastest modelled tiling (tkc --schedule=swtvm; for comparison).
   bool swtvmLdmSizing = false;
+  // Sunway: read-only LDM boxes at loop levels are double-buffered
+  // (asynchronous DMA of the next box while computing on this one) where the
+  // LDM has room (tkc --sunway-dma=sync turns it off, for comparison).
+  bool sunwayDoubleBuffer = true;
   // cpu functions record who writes every output element and report those
   // never written or written by two workers at once (tkc --check-mappings,
   // scheduler/cpu/InstrumentMappingChecks.h).

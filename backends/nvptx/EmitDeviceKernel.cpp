@@ -129,7 +129,8 @@ struct DeviceLowering {
     case LStmt::Kind::Intrinsic: return emitGpuIntrinsic(dc, *s);
     case LStmt::Kind::Prefetch: return; // a hint; GPU kernels stage data in shared memory instead
     case LStmt::Kind::Check: throw InternalError("nvptx backend: a run-time check inside a launch");
-    case LStmt::Kind::Dma: throw InternalError("nvptx backend: a Sunway dma in cuda code");
+    case LStmt::Kind::Dma:
+    case LStmt::Kind::DmaWait: throw InternalError("nvptx backend: a Sunway dma in cuda code");
     }
     throw InternalError("nvptx backend: unknown statement kind");
   }

@@ -82,14 +82,17 @@ std::string_view cPreludeDma() {
    whole merge with the first one it does not into one contiguous block;
    the dimension above that becomes the block count of one strided
    transfer (bsize = the block, stride = the gap to the next block); the
-   dimensions above loop, one transfer each. Returns when all are done. */
-static inline void tk_dma_box(int put, char *mem, const int64_t *dims, const int64_t *origin, const int64_t *ext,
-                              int rank, int64_t elem, char *ldm) {
-  volatile int reply = 0;
+   dimensions above loop, one transfer each. With `async` null it returns
+   when all are done; otherwise the transfers count on *async and it
+   returns how many it issued, for the caller to wait for later. */
+static inline int tk_dma_box(int put, char *mem, const int64_t *dims, const int64_t *origin, const int64_t *ext,
+                             int rank, int64_t elem, char *ldm, volatile int *async) {
+  volatile int own = 0;
+  volatile int *reply = async ? async : &own;
   int issued = 0, k, d, e;
   int64_t block = elem, rows = 1, gap = 0, outer = 1, o;
   for (d = 0; d < rank; ++d)
-    if (ext[d] <= 0) return;
+    if (ext[d] <= 0) return 0;
   for (k = rank - 1; k >= 0; --k) {
     block *= ext[k];
     if (k == 0 || ext[k] != dims[k]) break;
@@ -112,12 +115,14 @@ static inline void tk_dma_box(int put, char *mem, const int64_t *dims, const int
       }
       off = off * dims[d] + idx;
     }
-    if (put) athread_put(PE_MODE, ldm + o * len, mem + off * elem, len, &reply, gap, block);
-    else athread_get(PE_MODE, mem + off * elem, ldm + o * len, len, &reply, 0, gap, block);
+    if (put) athread_put(PE_MODE, ldm + o * len, mem + off * elem, len, (void *)reply, gap, block);
+    else athread_get(PE_MODE, mem + off * elem, ldm + o * len, len, (void *)reply, 0, gap, block);
     ++issued;
   }
-  while (reply != issued) {
-  }
+  if (!async)
+    while (own != issued) {
+    }
+  return issued;
 }
 )C";
 }

@@ -2,6 +2,7 @@
 
 #include "backends/common/CHeader.h"
 #include "ir/Diagnostics.h"
+#include "ir/IRRewrite.h"
 
 #include <fmt/format.h>
 
@@ -93,6 +94,10 @@ void CWriter::stmt(const ir::LStmtPtr &sp) {
     return;
   case LStmt::Kind::Prefetch: return; // a cache hint; CPEs have no data cache
   case LStmt::Kind::Dma: return dma(s);
+  case LStmt::Kind::DmaWait: {
+    const AsyncReply &r = async_.at(s.buffer.get());
+    return line(fmt::format("while ({} != {}) {{ }}", r.reply, r.issued));
+  }
   case LStmt::Kind::Intrinsic: break;
   }
   throw InternalError("sunway backend: a statement with no C form on the Sunway target");
@@ -144,6 +149,16 @@ void CWriter::alloc(const LStmt &s) {
     std::string bytes = names_.fresh(t.name + "_bytes");
     line(fmt::format("const size_t {} = (size_t)({}) * sizeof({});", bytes, count, type));
     line(fmt::format("{} *{} = ({} *)ldm_malloc({});", type, name, type, bytes));
+    // A buffer filled ahead (double buffering) counts its transfers on a
+    // reply word of its own.
+    bool async = false;
+    ir::visitLStmt(s.body, [&](const LStmt &d) { async |= d.kind == LStmt::Kind::Dma && d.async && d.buffer == s.tensor; });
+    if (async) {
+      AsyncReply r{names_.fresh(t.name + "_reply"), names_.fresh(t.name + "_issued")};
+      line(fmt::format("volatile int {} = 0;", r.reply));
+      line(fmt::format("int {} = 0;", r.issued));
+      async_[&t] = r;
+    }
     stmt(s.body);
     line(fmt::format("ldm_free({}, {});", name, bytes));
   } else {
@@ -170,8 +185,21 @@ void CWriter::dma(const LStmt &s) {
   line("{");
   indent(1);
   line(fmt::format("const int64_t tk_dims[] = {{{}}}, tk_origin[] = {{{}}}, tk_ext[] = {{{}}};", dims, origin, ext));
-  line(fmt::format("tk_dma_box({}, (char *){}, tk_dims, tk_origin, tk_ext, {}, (int64_t)sizeof({}[0]), (char *){});",
-                   s.put ? 1 : 0, names_.tensor(&t), rank, names_.tensor(&t), names_.tensor(s.buffer.get())));
+  std::string buf = names_.tensor(s.buffer.get());
+  if (s.value) buf = fmt::format("({} + {})", buf, cExpr(s.value, names_));
+  std::string call = fmt::format("tk_dma_box({}, (char *){}, tk_dims, tk_origin, tk_ext, {}, (int64_t)sizeof({}[0]), "
+                                 "(char *){}, {})",
+                                 s.put ? 1 : 0, names_.tensor(&t), rank, names_.tensor(&t), buf,
+                                 s.async ? "&" + async_.at(s.buffer.get()).reply : "0");
+  if (!s.async) {
+    line(call + ";");
+  } else {
+    // Issued ahead of its use: TK_DMA_AHEAD tells the emulator's accounting
+    // (the model overlaps these transfers with computation).
+    line("TK_DMA_AHEAD(1);");
+    line(fmt::format("{} += {};", async_.at(s.buffer.get()).issued, call));
+    line("TK_DMA_AHEAD(0);");
+  }
   indent(-1);
   line("}");
 }

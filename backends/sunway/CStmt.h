@@ -8,6 +8,7 @@
 #include "ir/LoopIR.h"
 
 #include <functional>
+#include <map>
 #include <string>
 
 namespace tk::sunway {
@@ -40,8 +41,14 @@ private:
   void dma(const ir::LStmt &s);
   void comment(const ir::LStmt &s);
 
+  // The reply word and issue count of a buffer with async transfers.
+  struct AsyncReply {
+    std::string reply, issued;
+  };
+
   Side side_;
   CNames &names_;
+  std::map<const ir::TensorDecl *, AsyncReply> async_;
   int depth_;
   MpeHooks hooks_;
   std::string out_;

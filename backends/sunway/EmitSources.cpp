@@ -97,7 +97,8 @@ public:
                        "   per parallel loop over the 64 CPEs, spawned by {0}.host.c. */\n"
                        "#include <slave.h>\n\n#include \"{0}.params.h\"\n\n"
                        "/* Operation counts for tkc's athread emulator; nothing on the chip. */\n"
-                       "#ifndef TK_FLOPS\n#define TK_FLOPS(n) ((void)0)\n#endif\n\n{2}\n{3}",
+                       "#ifndef TK_FLOPS\n#define TK_FLOPS(n) ((void)0)\n#endif\n"
+                       "#ifndef TK_DMA_AHEAD\n#define TK_DMA_AHEAD(on) ((void)0)\n#endif\n\n{2}\n{3}",
                        stem_, target_.name, cPreludeDma(), cpe_);
   }
 

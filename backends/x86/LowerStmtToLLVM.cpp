@@ -197,7 +197,8 @@ void lowerStmt(CodegenContext &cg, const ir::LStmtPtr &s) {
   case LStmt::Kind::Prefetch: emitPrefetch(cg, *s); return;
   case LStmt::Kind::Intrinsic: // SemaIntrinsic accepts them only in cuda kernels
     throw InternalError("x86 backend: a tensor-core statement in cpu code");
-  case LStmt::Kind::Dma: throw InternalError("x86 backend: a Sunway dma in cpu code");
+  case LStmt::Kind::Dma:
+  case LStmt::Kind::DmaWait: throw InternalError("x86 backend: a Sunway dma in cpu code");
   }
   throw InternalError("x86 backend: unknown statement kind");
 }

@@ -184,6 +184,12 @@ std::optional<DriverOptions> parseCommandLine(const std::vector<std::string> &ar
     else if (a == "--schedule=construct") o.constructContractions = true;
     else if (a == "--schedule=default") o.constructContractions = false;
     else if (a == "--schedule=swtvm") o.constructContractions = o.swtvmLdmSizing = true;
+    else if (a == "--sunway-dma=double") o.sunwayDoubleBuffer = true;
+    else if (a == "--sunway-dma=sync") o.sunwayDoubleBuffer = false;
+    else if (startsWith(a, "--sunway-dma=")) {
+      *error = "invalid value '" + a.substr(13) + "' for --sunway-dma (expected double or sync)";
+      return std::nullopt;
+    }
     else if (startsWith(a, "--schedule=")) {
       *error = "invalid value '" + a.substr(11) + "' for --schedule (expected construct, default or swtvm)";
       return std::nullopt;
@@ -318,6 +324,9 @@ Construction optimizer (fills '?' holes, docs/construct.md):
   --schedule=default      keep the plain default schedule for them
   --schedule=swtvm        sunway: tile contractions by swTVM's LDM sizing instead of
                           the fastest modelled tiling (for comparison)
+  --sunway-dma=double     sunway: fetch the next LDM block while computing on this
+                          one where the LDM has room (default)
+  --sunway-dma=sync       sunway: every DMA completes before the code goes on
 Dependencies:
   (as gcc; a depfile lists the input, its imports, the --hw file and the
   --tuning-records/--policy files: everything that changes the output)

@@ -41,6 +41,7 @@ struct DriverOptions {
   std::string constructTraceFile; // --construct-trace=FILE
   bool constructContractions = true; // --schedule=construct (default) | default
   bool swtvmLdmSizing = false;        // --schedule=swtvm
+  bool sunwayDoubleBuffer = true;     // --sunway-dma=double (default) | sync
   std::vector<std::pair<std::string, int64_t>> shapeHints; // --shape-hint=SYM=VALUE
   std::string rank = "roofline"; // --rank=roofline | measure
   // LoopTune (docs/looptune.md).

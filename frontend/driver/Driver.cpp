@@ -223,6 +223,7 @@ Compiled emitFromModule(const DriverOptions &o, const Input &in, const ir::Modul
   po.construct = &*construct;
   po.constructContractions = o.constructContractions;
   po.swtvmLdmSizing = o.swtvmLdmSizing;
+  po.sunwayDoubleBuffer = o.sunwayDoubleBuffer;
   po.checkMappings = o.checkMappings;
   if (o.emit == EmitKind::Mapping) {
     std::vector<std::string> kernels;

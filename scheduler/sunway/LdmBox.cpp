@@ -206,7 +206,7 @@ std::optional<int64_t> constantBound(const Expr &e, bool upper) {
   }
 }
 
-std::vector<LdmPlan> planLdmBoxes(const LStmtPtr &body, int64_t budgetBytes) {
+std::vector<LdmPlan> planLdmBoxes(const LStmtPtr &body, int64_t budgetBytes, bool doubleBuffer) {
   CollectAccesses c;
   c.walkStmt(body);
   std::vector<TensorPtr> order;
@@ -267,110 +267,19 @@ std::vector<LdmPlan> planLdmBoxes(const LStmtPtr &body, int64_t budgetBytes) {
     p.put = std::any_of(byTensor[p.tensor.get()].begin(), byTensor[p.tensor.get()].end(),
                         [](const Access *a) { return a->store; });
   }
+  if (!doubleBuffer) return plans;
+  // A second buffer for each read-only box filled once per iteration of a
+  // serial loop, in order, while the LDM has room for it.
+  int64_t total = 0;
+  for (size_t i = 0; i < plans.size(); ++i) total += bytes(i);
+  for (size_t i = 0; i < plans.size(); ++i) {
+    LdmPlan &p = plans[i];
+    bool loop = p.level && p.level->kind == LStmt::Kind::For && p.level->forKind == ForKind::Serial;
+    if (!p.placed || !p.get || p.put || !loop || total + bytes(i) > budgetBytes) continue;
+    p.doubleBuffer = true;
+    total += bytes(i);
+  }
   return plans;
-}
-
-namespace {
-
-// The accesses of `t` redirected to `buf`, which holds the box at origin
-// `o` with extents `n` packed row-major.
-class Redirect final : public LoopMutator {
-public:
-  Redirect(const LdmPlan &p, TensorPtr buf, std::vector<Expr> o, std::vector<Expr> n)
-      : p_(p), buf_(std::move(buf)), o_(std::move(o)), n_(std::move(n)) {}
-
-protected:
-  Expr mutateLoad(const Expr &e) override {
-    Expr m = LoopMutator::mutateLoad(e);
-    if (m->tensor != p_.tensor) return m;
-    // A padded read without a guard reads the pad outside the tensor: its
-    // bounds become the guard (the buffer holds only elements inside).
-    Expr pred = m->pred;
-    if (m->pad && !pred)
-      for (size_t d = 0; d < m->args.size(); ++d)
-        pred = conjoin(pred, binary(BinOp::And, binary(BinOp::GE, m->args[d], intImm(0)),
-                                    binary(BinOp::LT, m->args[d], p_.tensor->shape[d])));
-    return load(buf_, {flat(m->args)}, m->pad, pred, m->loc);
-  }
-  LStmtPtr mutateStore(const LStmtPtr &s) override {
-    LStmtPtr m = LoopMutator::mutateStore(s);
-    if (m->tensor != p_.tensor) return m;
-    auto n = std::make_shared<LStmt>(*m);
-    n->tensor = buf_;
-    n->indices = {flat(m->indices)};
-    return n;
-  }
-
-private:
-  Expr flat(const std::vector<Expr> &idx) const {
-    Expr f = intImm(0);
-    for (size_t d = 0; d < idx.size(); ++d) f = add(mul(f, n_[d]), sub(idx[d], o_[d]));
-    return simplify(f);
-  }
-
-  const LdmPlan &p_;
-  TensorPtr buf_;
-  std::vector<Expr> o_, n_;
-};
-
-// `body` with `p`'s buffer around it: clamped origin and extents, get,
-// body with accesses redirected, put.
-LStmtPtr wrap(const LStmtPtr &body, const LdmPlan &p) {
-  const TensorDecl &t = *p.tensor;
-  TensorPtr buf = scratchTensor(t.name + ".ldm", t.dtype, {intImm(p.capacity)}, Scope::Ldm, t.loc);
-  std::vector<Expr> o, n;
-  std::vector<std::pair<std::string, Expr>> lets;
-  for (size_t d = 0; d < t.rank(); ++d) {
-    std::string on = t.name + ".o" + std::to_string(d), nn = t.name + ".n" + std::to_string(d);
-    Expr ov = var(on, VarKind::Loop), nv = var(nn, VarKind::Loop);
-    Expr last = binary(BinOp::Min, p.hi[d], sub(t.shape[d], intImm(1)));
-    lets.push_back({on, simplify(binary(BinOp::Max, p.lo[d], intImm(0)))});
-    lets.push_back({nn, simplify(binary(BinOp::Max, add(sub(last, ov), intImm(1)), intImm(0)))});
-    o.push_back(ov);
-    n.push_back(nv);
-  }
-  std::vector<LStmtPtr> stmts;
-  if (p.get) stmts.push_back(lDma(false, p.tensor, o, n, buf, body->loc));
-  stmts.push_back(Redirect(p, buf, o, n).mutateStmt(body));
-  if (p.put) stmts.push_back(lDma(true, p.tensor, o, n, buf, body->loc));
-  LStmtPtr s = lBlock(std::move(stmts), body->loc);
-  for (size_t i = lets.size(); i-- > 0;) {
-    LStmtPtr let = lStmt(LStmt::Kind::Let, body->loc);
-    let->var = lets[i].first;
-    let->value = lets[i].second;
-    let->body = s;
-    s = let;
-  }
-  return lAlloc(buf, s, body->loc);
-}
-
-class ApplyPlans final : public LoopMutator {
-public:
-  explicit ApplyPlans(const std::vector<LdmPlan> &plans) : plans_(plans) {}
-
-protected:
-  LStmtPtr mutateFor(const LStmtPtr &s) override {
-    LStmtPtr m = LoopMutator::mutateFor(s);
-    bool here = false;
-    for (const LdmPlan &p : plans_) here |= p.placed && p.level == s.get();
-    if (!here) return m;
-    auto n = std::make_shared<LStmt>(*m);
-    for (const LdmPlan &p : plans_)
-      if (p.placed && p.level == s.get()) n->body = wrap(n->body, p);
-    return n;
-  }
-
-private:
-  const std::vector<LdmPlan> &plans_;
-};
-
-} // namespace
-
-LStmtPtr applyLdmPlans(const LStmtPtr &body, const std::vector<LdmPlan> &plans) {
-  LStmtPtr out = ApplyPlans(plans).mutateStmt(body);
-  for (const LdmPlan &p : plans)
-    if (p.placed && !p.level) out = wrap(out, p);
-  return out;
 }
 
 } // namespace tk

@@ -1,9 +1,9 @@
 // LdmBox: the planning half of StageThroughLdm (StageThroughLdm.h): for
 // each main-memory tensor a CPE loop body accesses, the loop level whose
 // iterations get an LDM buffer, the box of elements it holds (affine
-// ranges of the indices over the loops inside that level), and whether it
-// is read in (get) and written back (put); then the rewrite that
-// allocates the buffers, issues the DMA and redirects the accesses.
+// ranges of the indices over the loops inside that level), whether it is
+// read in (get) and written back (put), and whether it is double-buffered.
+// LdmRewrite.h applies the plans.
 #pragma once
 #include "ir/LoopIR.h"
 
@@ -20,6 +20,9 @@ struct LdmPlan {
   std::vector<ir::Expr> lo, hi;      // the box, inclusive, per dimension (clamped when applied)
   int64_t capacity = 0;              // elements the buffer holds
   bool get = false, put = false;
+  // Two buffers at a serial loop level: the next iteration's box is fetched
+  // while this one's is used (get only).
+  bool doubleBuffer = false;
 };
 
 // A constant upper (or lower) bound of integer expression `e` where its
@@ -30,12 +33,9 @@ std::optional<int64_t> constantBound(const ir::Expr &e, bool upper);
 // A plan per main-memory tensor accessed in `body` (a CPE loop's body with
 // lets inlined), in order of first access. Buffers take at most
 // `budgetBytes` in all: while they would take more, the largest moves one
-// level deeper, or, at its deepest level, stays in main memory.
-std::vector<LdmPlan> planLdmBoxes(const ir::LStmtPtr &body, int64_t budgetBytes);
-
-// `body` with each placed plan's buffer allocated around its level's body
-// (the whole body for level null), the get before, the put after, and the
-// tensor's accesses there redirected to the buffer.
-ir::LStmtPtr applyLdmPlans(const ir::LStmtPtr &body, const std::vector<LdmPlan> &plans);
+// level deeper, or, at its deepest level, stays in main memory. With
+// `doubleBuffer`, read-only boxes at serial loop levels then get a second
+// buffer, in order, while the budget has room.
+std::vector<LdmPlan> planLdmBoxes(const ir::LStmtPtr &body, int64_t budgetBytes, bool doubleBuffer);
 
 } // namespace tk

@@ -17,8 +17,12 @@ constexpr double kBufferOverhead = 32;
 // swTVM's first guess for a buffer iterator, in elements.
 constexpr int64_t kSwtvmInitial = 64;
 
-double bufferBytes(const LoopNest &nest, const std::vector<int64_t> &tile) {
-  return nest.footprintBytes(tile) + kBufferOverhead * static_cast<double>(nest.accesses.size());
+// With double buffering, each input has two buffers.
+double bufferBytes(const LoopNest &nest, const std::vector<int64_t> &tile, bool doubleBuffer) {
+  double bytes = 0;
+  for (const Access &a : nest.accesses)
+    bytes += (doubleBuffer && !a.write ? 2 : 1) * (nest.footprint(a, tile) * a.elemBytes + kBufferOverhead);
+  return bytes;
 }
 
 // The span of each tensor dimension one tile touches.
@@ -47,7 +51,8 @@ double boxTransfers(const std::vector<double> &span, const Access &a) {
 
 } // namespace
 
-LdmTiling costLdmTiling(const LoopNest &nest, const construct::HardwareDesc &hw, const std::vector<int64_t> &tile) {
+LdmTiling costLdmTiling(const LoopNest &nest, const construct::HardwareDesc &hw, const std::vector<int64_t> &tile,
+                        bool doubleBuffer) {
   double outTiles = 1, redBlocks = 1, points = 1;
   for (size_t d = 0; d < nest.dims.size(); ++d) {
     double blocks = std::ceil(static_cast<double>(nest.dims[d].extent) / static_cast<double>(tile[d]));
@@ -69,22 +74,42 @@ LdmTiling costLdmTiling(const LoopNest &nest, const construct::HardwareDesc &hw,
   // Output tiles go to the CPEs in contiguous chunks of cdiv(tiles, units).
   int units = std::max(1, hw.units);
   double chunk = std::ceil(outTiles / units), left = outTiles;
+  // Double-buffered inputs are fetched ahead except for the first block of
+  // each tile (the first tile of a chunk when the reduction is one block).
+  double inBytes = 0, inTransfers = 0;
+  for (const Access &a : nest.accesses)
+    if (!a.write) {
+      std::vector<double> s = spans(a, nest, tile);
+      double elems = 1;
+      for (double x : s) elems *= x;
+      inBytes += redBlocks * elems * a.elemBytes;
+      inTransfers += redBlocks * boxTransfers(s, a);
+    }
   std::vector<CpeWork> cpes;
   for (int c = 0; c < units && left > 0; ++c) {
     double n = std::min(chunk, left);
     left -= n;
-    cpes.push_back({perTile.transfers * n, perTile.bytes * n, perTile.flops * n});
+    CpeWork w{perTile.transfers * n, perTile.bytes * n, perTile.flops * n};
+    if (doubleBuffer) {
+      // Blocks fetched ahead: all but each tile's first, or all but the
+      // chunk's first tile.
+      double blocks = redBlocks > 1 ? n * (redBlocks - 1) : n - 1;
+      w.aheadBytes = inBytes / redBlocks * blocks;
+      w.aheadTransfers = inTransfers / redBlocks * blocks;
+    }
+    cpes.push_back(w);
   }
   LdmTiling out;
   out.tile = tile;
-  out.ldmBytes = bufferBytes(nest, tile);
+  out.ldmBytes = bufferBytes(nest, tile, doubleBuffer);
   out.dmaBytes = perTile.bytes * outTiles;
   out.transfers = perTile.transfers * outTiles;
   out.seconds = spawnSeconds(cpes, hw);
   return out;
 }
 
-LdmTiling swtvmLdmTiling(const LoopNest &nest, const construct::HardwareDesc &hw, int64_t budgetBytes) {
+LdmTiling swtvmLdmTiling(const LoopNest &nest, const construct::HardwareDesc &hw, int64_t budgetBytes,
+                         bool doubleBuffer) {
   size_t n = nest.dims.size();
   std::vector<bool> sizeIter(n, false);
   for (const Access &a : nest.accesses)
@@ -93,7 +118,10 @@ LdmTiling swtvmLdmTiling(const LoopNest &nest, const construct::HardwareDesc &hw
   std::vector<int64_t> tile(n, 1);
   for (size_t d = 0; d < n; ++d)
     if (sizeIter[d]) tile[d] = std::min(nest.dims[d].extent, kSwtvmInitial);
-  auto fits = [&](const std::vector<int64_t> &t) { return bufferBytes(nest, t) <= static_cast<double>(budgetBytes); };
+  // swTVM's sizing itself knows no double buffering.
+  auto fits = [&](const std::vector<int64_t> &t) {
+    return bufferBytes(nest, t, false) <= static_cast<double>(budgetBytes);
+  };
   while (!fits(tile)) { // shrink: halve the largest buffer iterator
     auto largest = std::max_element(tile.begin(), tile.end());
     if (*largest <= 1) break;
@@ -108,17 +136,17 @@ LdmTiling swtvmLdmTiling(const LoopNest &nest, const construct::HardwareDesc &hw
       if (t[d] > tile[d] && fits(t)) tile = t, grown = true;
     }
   }
-  return costLdmTiling(nest, hw, tile);
+  return costLdmTiling(nest, hw, tile, doubleBuffer && bufferBytes(nest, tile, true) <= double(budgetBytes));
 }
 
 namespace {
 
 // Depth-first over the dimensions; a dimension's candidates grow, so the
 // first that does not fit ends its list (footprints only grow with a tile).
-void search(const LoopNest &nest, const construct::HardwareDesc &hw, double budget, size_t d,
+void search(const LoopNest &nest, const construct::HardwareDesc &hw, double budget, bool doubleBuffer, size_t d,
             std::vector<int64_t> &tile, LdmTiling &best) {
   if (d == tile.size()) {
-    LdmTiling c = costLdmTiling(nest, hw, tile);
+    LdmTiling c = costLdmTiling(nest, hw, tile, doubleBuffer);
     if (best.tile.empty() || c.seconds < best.seconds || (c.seconds == best.seconds && c.dmaBytes < best.dmaBytes))
       best = c;
     return;
@@ -129,19 +157,20 @@ void search(const LoopNest &nest, const construct::HardwareDesc &hw, double budg
   steps.push_back(extent);
   for (int64_t s : steps) {
     tile[d] = s;
-    if (bufferBytes(nest, tile) > budget) break;
-    search(nest, hw, budget, d + 1, tile, best);
+    if (bufferBytes(nest, tile, doubleBuffer) > budget) break;
+    search(nest, hw, budget, doubleBuffer, d + 1, tile, best);
   }
   tile[d] = 1;
 }
 
 } // namespace
 
-LdmTiling fastestLdmTiling(const LoopNest &nest, const construct::HardwareDesc &hw, int64_t budgetBytes) {
+LdmTiling fastestLdmTiling(const LoopNest &nest, const construct::HardwareDesc &hw, int64_t budgetBytes,
+                           bool doubleBuffer) {
   std::vector<int64_t> tile(nest.dims.size(), 1);
   LdmTiling best;
-  search(nest, hw, static_cast<double>(budgetBytes), 0, tile, best);
-  return best.tile.empty() ? costLdmTiling(nest, hw, tile) : best;
+  search(nest, hw, static_cast<double>(budgetBytes), doubleBuffer, 0, tile, best);
+  return best.tile.empty() ? costLdmTiling(nest, hw, tile, false) : best;
 }
 
 } // namespace tk

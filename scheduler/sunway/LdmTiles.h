@@ -30,15 +30,20 @@ struct LdmTiling {
 };
 
 // The cost of `tile` for `nest` on `hw` (a Sunway description: its `main`
-// level's bandwidth and latency, units and per-unit FLOP rate).
+// level's bandwidth and latency, units and per-unit FLOP rate). With
+// `doubleBuffer` the inputs take two buffers each and their blocks after a
+// tile's first are fetched ahead (StageThroughLdm's double buffering).
 LdmTiling costLdmTiling(const construct::LoopNest &nest, const construct::HardwareDesc &hw,
-                        const std::vector<int64_t> &tile);
+                        const std::vector<int64_t> &tile, bool doubleBuffer);
 
-// swTVM's sizing under `budgetBytes` of LDM per CPE.
-LdmTiling swtvmLdmTiling(const construct::LoopNest &nest, const construct::HardwareDesc &hw, int64_t budgetBytes);
+// swTVM's sizing under `budgetBytes` of LDM per CPE (which knows no double
+// buffering; the cost counts it when the LDM has room left for it).
+LdmTiling swtvmLdmTiling(const construct::LoopNest &nest, const construct::HardwareDesc &hw, int64_t budgetBytes,
+                         bool doubleBuffer);
 
 // The tiling of least modelled time whose buffers fit `budgetBytes`; all
 // ones when even that does not fit.
-LdmTiling fastestLdmTiling(const construct::LoopNest &nest, const construct::HardwareDesc &hw, int64_t budgetBytes);
+LdmTiling fastestLdmTiling(const construct::LoopNest &nest, const construct::HardwareDesc &hw, int64_t budgetBytes,
+                           bool doubleBuffer);
 
 } // namespace tk

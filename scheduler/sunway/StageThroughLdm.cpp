@@ -4,7 +4,7 @@
 #include "ir/IRRewrite.h"
 #include "ir/Simplify.h"
 #include "ir/TensorSize.h"
-#include "scheduler/sunway/LdmBox.h"
+#include "scheduler/sunway/LdmRewrite.h"
 
 #include <algorithm>
 
@@ -89,9 +89,9 @@ struct Staged {
   int dropped = 0;
 };
 
-Staged stage(const LStmtPtr &body, int64_t block, int64_t budget) {
+Staged stage(const LStmtPtr &body, int64_t block, int64_t budget, bool doubleBuffer) {
   LStmtPtr r = stripMine(body, block);
-  std::vector<LdmPlan> plans = planLdmBoxes(r, budget);
+  std::vector<LdmPlan> plans = planLdmBoxes(r, budget, doubleBuffer);
   Staged out{applyLdmPlans(r, plans), 0};
   for (const LdmPlan &p : plans) out.dropped += !p.placed;
   return out;
@@ -99,7 +99,7 @@ Staged stage(const LStmtPtr &body, int64_t block, int64_t budget) {
 
 class StageCpeLoops final : public LoopMutator {
 public:
-  explicit StageCpeLoops(int64_t budget) : budget_(budget) {}
+  StageCpeLoops(int64_t budget, bool doubleBuffer) : budget_(budget), doubleBuffer_(doubleBuffer) {}
 
 protected:
   LStmtPtr mutateFor(const LStmtPtr &s) override {
@@ -115,7 +115,7 @@ protected:
     // a level gets one.
     Staged best;
     for (int64_t b = kMaxBlock; b >= 1; b /= 2) {
-      Staged st = stage(body, b, budget);
+      Staged st = stage(body, b, budget, doubleBuffer_);
       if (!best.body || st.dropped < best.dropped) best = st;
       if (st.dropped == 0) break;
     }
@@ -126,13 +126,14 @@ protected:
 
 private:
   int64_t budget_;
+  bool doubleBuffer_;
 };
 
 } // namespace
 
-LoweredFunc stageThroughLdm(const LoweredFunc &f, int64_t ldmBytes) {
+LoweredFunc stageThroughLdm(const LoweredFunc &f, int64_t ldmBytes, bool doubleBuffer) {
   LoweredFunc out = f;
-  out.body = StageCpeLoops(ldmBytes).mutateStmt(f.body);
+  out.body = StageCpeLoops(ldmBytes, doubleBuffer).mutateStmt(f.body);
   return out;
 }
 

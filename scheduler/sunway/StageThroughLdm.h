@@ -13,7 +13,10 @@
 //     of the box, so the put never overwrites an element another CPE
 //     writes); every access of it there reads or writes the buffer;
 //   - B is the largest power of two (<= 512) for which every staged tensor
-//     fits (swTVM's LDM sizing, growing from small blocks).
+//     fits (swTVM's LDM sizing, growing from small blocks);
+//   - with `doubleBuffer`, a read-only box at a serial loop level gets a
+//     second buffer where the LDM has room: the next iteration's box is
+//     fetched (asynchronous DMA) while this one's is used.
 // A tensor with no such level (an access that is not affine in the loops,
 // two dimensions indexed by one loop) stays in main memory, read and
 // written directly, which is correct and slow. Loops with a barrier are
@@ -28,6 +31,6 @@ namespace tk {
 // `f` with its CPE loops staged through LDM buffers of at most `ldmBytes`
 // bytes per CPE in all. Requires f lowered for sunway (after
 // InsertRuntimeChecks).
-ir::LoweredFunc stageThroughLdm(const ir::LoweredFunc &f, int64_t ldmBytes);
+ir::LoweredFunc stageThroughLdm(const ir::LoweredFunc &f, int64_t ldmBytes, bool doubleBuffer);
 
 } // namespace tk

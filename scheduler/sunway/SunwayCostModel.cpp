@@ -18,8 +18,10 @@ const construct::MemLevel &mainMemory(const construct::HardwareDesc &hw) {
 double cpeSeconds(const CpeWork &w, const construct::HardwareDesc &hw) {
   const construct::MemLevel &mem = mainMemory(hw);
   double share = mem.bandwidth / std::max(1, hw.units); // bytes per ns one CPE streams when all do
-  double ns = w.transfers * mem.latency + w.bytes / share;
-  if (hw.gflopsF32 > 0) ns += w.flops / hw.gflopsF32;
+  auto dma = [&](double transfers, double bytes) { return transfers * mem.latency + bytes / share; };
+  double compute = hw.gflopsF32 > 0 ? w.flops / hw.gflopsF32 : 0;
+  double ns = dma(w.transfers - w.aheadTransfers, w.bytes - w.aheadBytes) +
+              std::max(dma(w.aheadTransfers, w.aheadBytes), compute);
   return ns * 1e-9;
 }
 

@@ -2,11 +2,14 @@
 // takes, from what each CPE did (DMA transfers and bytes, floating-point
 // operations) and the hardware description — the model behind LdmTiles'
 // choice and the modelled tables of bench/ (docs/sunway.md, "Performance
-// model"). A CPE's DMA is synchronous (it waits for each transfer before
-// computing on it), so its time is the sum of
-//   transfers x main-memory latency + bytes / (CG bandwidth / CPEs)
-//   + flops / (its FLOP rate),
-// and the spawn takes the slowest CPE's time, but never less than all bytes
+// model"). A transfer costs the main-memory latency plus its bytes over the
+// CPE's share of the core group's bandwidth (CG bandwidth / CPEs). A CPE
+// waits for its ordinary transfers, so their time adds to its computing
+// time (flops / its FLOP rate); the transfers it issued ahead (double
+// buffering: the next block's get before computing on the current one)
+// overlap its computing, so of those two only the longer counts:
+//   sync DMA + max(ahead DMA, compute).
+// The spawn takes the slowest CPE's time, but never less than all bytes
 // over the core group's bandwidth. The FLOP rate is the vector peak: the
 // model assumes the CPE compiler vectorizes the inner loops, so modelled
 // compute is a lower bound on time.
@@ -21,6 +24,7 @@ struct CpeWork {
   double transfers = 0; // DMA transfers issued (get and put)
   double bytes = 0;     // bytes they moved
   double flops = 0;     // floating-point operations computed
+  double aheadTransfers = 0, aheadBytes = 0; // of the transfers, those issued ahead
 };
 
 // Requires hw to have a `global`-scope level (main memory) and a FLOP rate.

@@ -40,7 +40,9 @@ std::vector<int64_t> chooseTiles(const Assign &a, const Op &op, const PipelineOp
   construct::LoopNest nest = construct::buildLoopNest(one, opts.construct->shapes);
   int64_t budget = ldmCapacity(opts) - kStackReserve;
   const construct::HardwareDesc &hw = opts.construct->hw;
-  return (opts.swtvmLdmSizing ? swtvmLdmTiling(nest, hw, budget) : fastestLdmTiling(nest, hw, budget)).tile;
+  bool twice = opts.sunwayDoubleBuffer;
+  return (opts.swtvmLdmSizing ? swtvmLdmTiling(nest, hw, budget, twice) : fastestLdmTiling(nest, hw, budget, twice))
+      .tile;
 }
 
 class SunwayHooks final : public TargetHooks {
@@ -77,7 +79,8 @@ public:
   bool versionsLoops() const override { return false; }
 
   std::optional<LoweredFunc> finish(LoweredFunc f, PassContext &ctx) const override {
-    LoweredFunc staged = stageThroughLdm(f, ldmCapacity(ctx.options()) - kStackReserve);
+    const PipelineOptions &opts = ctx.options();
+    LoweredFunc staged = stageThroughLdm(f, ldmCapacity(opts) - kStackReserve, opts.sunwayDoubleBuffer);
     ctx.funcStep("StageThroughLdm", staged);
     return staged;
   }

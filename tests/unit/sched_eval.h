@@ -140,6 +140,8 @@ struct LoopEval {
     case LStmt::Kind::Barrier: return;
     case LStmt::Kind::Prefetch: return;
     case LStmt::Kind::Intrinsic: throw std::runtime_error("warp-collective intrinsics need a GPU");
+    case LStmt::Kind::Dma:
+    case LStmt::Kind::DmaWait: throw std::runtime_error("Sunway DMA runs on the athread emulator");
     case LStmt::Kind::Store: {
       if (s->pred && !eval(s->pred)) return;
       std::vector<int64_t> idx;

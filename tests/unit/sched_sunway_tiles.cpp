@@ -41,19 +41,19 @@ LoopNest matmulNest(int64_t m, int64_t k, int64_t n) {
 TEST_CASE("sunway tiles: swTVM's sizing picks x = 1, y = 128, k = 64 for an f32 matmul in 64 KiB") {
   HardwareDesc hw = sunwayHw("sw26010");
   LoopNest nest = matmulNest(1024, 1024, 1024); // dims i, j, k
-  LdmTiling t = swtvmLdmTiling(nest, hw, 64 * 1024);
+  LdmTiling t = swtvmLdmTiling(nest, hw, 64 * 1024, false);
   CHECK(t.tile == std::vector<int64_t>{1, 128, 64});
   CHECK(t.ldmBytes <= 64 * 1024);
   // The same under the budget the pipeline uses (8 KiB kept for the stack).
-  CHECK(swtvmLdmTiling(nest, hw, 56 * 1024).tile == std::vector<int64_t>{1, 128, 64});
+  CHECK(swtvmLdmTiling(nest, hw, 56 * 1024, false).tile == std::vector<int64_t>{1, 128, 64});
   // Small dimensions cap the first guess: a 16-wide output keeps y = 16.
-  CHECK(swtvmLdmTiling(matmulNest(1024, 1024, 16), hw, 64 * 1024).tile[1] == 16);
+  CHECK(swtvmLdmTiling(matmulNest(1024, 1024, 16), hw, 64 * 1024, false).tile[1] == 16);
 }
 
 TEST_CASE("sunway tiles: the fastest tiling fits and moves far fewer bytes than swTVM's") {
   HardwareDesc hw = sunwayHw("sw26010");
   LoopNest nest = matmulNest(1024, 1024, 1024);
-  LdmTiling sw = swtvmLdmTiling(nest, hw, 56 * 1024), best = fastestLdmTiling(nest, hw, 56 * 1024);
+  LdmTiling sw = swtvmLdmTiling(nest, hw, 56 * 1024, false), best = fastestLdmTiling(nest, hw, 56 * 1024, false);
   CHECK(best.ldmBytes <= 56 * 1024);
   CHECK(best.seconds <= sw.seconds);
   // x = 1 re-reads all of B for every row of C: bytes ~ M N K (1/x + 1/y).
@@ -63,17 +63,17 @@ TEST_CASE("sunway tiles: the fastest tiling fits and moves far fewer bytes than 
   for (size_t d = 0; d < best.tile.size(); ++d) {
     std::vector<int64_t> t = best.tile;
     t[d] *= 2;
-    LdmTiling c = costLdmTiling(nest, hw, t);
+    LdmTiling c = costLdmTiling(nest, hw, t, false);
     CHECK((c.ldmBytes > 56 * 1024 || c.seconds >= best.seconds));
   }
   // More LDM (the Pro) allows bigger tiles and fewer bytes.
-  LdmTiling pro = fastestLdmTiling(nest, sunwayHw("sw26010-pro"), 248 * 1024);
+  LdmTiling pro = fastestLdmTiling(nest, sunwayHw("sw26010-pro"), 248 * 1024, false);
   CHECK(pro.dmaBytes < best.dmaBytes);
 }
 
 TEST_CASE("sunway tiles: the DMA count of a tiling is exact for dividing shapes") {
   HardwareDesc hw = sunwayHw("sw26010");
-  LdmTiling c = costLdmTiling(matmulNest(256, 256, 256), hw, {64, 128, 16});
+  LdmTiling c = costLdmTiling(matmulNest(256, 256, 256), hw, {64, 128, 16}, false);
   // C once, A once per column tile (2), B once per row tile (4), in f32.
   CHECK(c.dmaBytes == 4.0 * 256 * 256 * (1 + 2 + 4));
   // 8 output tiles x (16 k blocks x 2 boxes + 1): each box one strided DMA.
@@ -145,4 +145,24 @@ op relu4(X: f32[N, C, H, W]) -> Y: f32[N, C, H, W] { Y[n, c, y, x] = max(X[n, c,
   // One parallel index over the tiles of all four dimensions, not over N.
   CHECK(text.find("for (tile) in spatial(64) * repeat(cdiv(") != std::string::npos);
   CHECK(text.find("for (n) in spatial(64)") == std::string::npos);
+}
+
+TEST_CASE("sunway tiles: double buffering overlaps the blocks fetched ahead with computing") {
+  HardwareDesc hw = sunwayHw("sw26010");
+  const MemLevel &mem = *hw.levelFor(ir::Scope::Global);
+  double share = mem.bandwidth / hw.units; // bytes per ns
+  CpeWork w{10, 1e6, 1e7, 8, 8e5};
+  double sync = 2 * mem.latency + 2e5 / share, ahead = 8 * mem.latency + 8e5 / share, compute = 1e7 / hw.gflopsF32;
+  CHECK(cpeSeconds(w, hw) == doctest::Approx((sync + std::max(ahead, compute)) * 1e-9));
+  CpeWork plain{10, 1e6, 1e7};
+  CHECK(cpeSeconds(plain, hw) == doctest::Approx((10 * mem.latency + 1e6 / share + compute) * 1e-9));
+
+  LoopNest nest = matmulNest(256, 256, 256);
+  LdmTiling one = costLdmTiling(nest, hw, {64, 128, 16}, false), two = costLdmTiling(nest, hw, {64, 128, 16}, true);
+  CHECK(two.dmaBytes == one.dmaBytes);
+  CHECK(two.ldmBytes == one.ldmBytes + 4.0 * (64 * 16 + 16 * 128) + 2 * 32);
+  CHECK(two.seconds < one.seconds);
+  // The fastest double-buffered tiling leaves room for the second buffers.
+  LdmTiling best = fastestLdmTiling(matmulNest(1024, 1024, 1024), hw, 56 * 1024, true);
+  CHECK(best.ldmBytes <= 56 * 1024);
 }

@@ -31,6 +31,7 @@ typedef struct {
 
 __thread int tk_athread_myid = -1;
 __thread unsigned long long tk_athread_flops;
+__thread int tk_athread_ahead;
 static __thread cpe_state *my_cpe;
 
 static int g_inited, g_running;
@@ -103,6 +104,7 @@ static void *cpe_main(void *p) {
   tk_athread_myid = (int)(c - g_cpe);
   my_cpe = c;
   tk_athread_flops = 0;
+  tk_athread_ahead = 0;
   g_fn(g_arg);
   c->st.flops = tk_athread_flops;
   return NULL;
@@ -161,6 +163,8 @@ static void add_cpe(tk_athread_cpe_stats *dst, const tk_athread_cpe_stats *s) {
   dst->put_count += s->put_count;
   dst->put_bytes += s->put_bytes;
   dst->flops += s->flops;
+  dst->ahead_count += s->ahead_count;
+  dst->ahead_bytes += s->ahead_bytes;
   if (s->ldm_high_water > dst->ldm_high_water) dst->ldm_high_water = s->ldm_high_water;
 }
 
@@ -226,6 +230,7 @@ static void dma(int to_ldm, int mode, unsigned char *mem, unsigned char *ldm, in
   }
   if (to_ldm) c->st.get_count += 1, c->st.get_bytes += (uint64_t)len;
   else c->st.put_count += 1, c->st.put_bytes += (uint64_t)len;
+  if (tk_athread_ahead) c->st.ahead_count += 1, c->st.ahead_bytes += (uint64_t)len;
   if (reply) __atomic_fetch_add((int *)reply, 1, __ATOMIC_SEQ_CST);
 }
 

@@ -26,5 +26,9 @@
 /* Floating-point operations the code declares (for the accounting and the
  * performance model; tkc's CPE code calls it; on the chip it is a no-op). */
 #define TK_FLOPS(n) ((void)(tk_athread_flops += (unsigned long long)(n)))
+/* Transfers issued between TK_DMA_AHEAD(1) and TK_DMA_AHEAD(0) fetch data
+ * ahead of its use while the CPE computes (double buffering): the
+ * accounting counts them apart, and the performance model overlaps them. */
+#define TK_DMA_AHEAD(on) ((void)(tk_athread_ahead = (on)))
 
 #endif

@@ -22,6 +22,7 @@ typedef struct tk_athread_cpe_stats {
   uint64_t put_count, put_bytes; /* athread_put: transfers, bytes */
   uint64_t ldm_high_water;       /* bytes */
   uint64_t flops;                /* counted by TK_FLOPS annotations (tkc's CPE code) */
+  uint64_t ahead_count, ahead_bytes; /* of the transfers above, those issued ahead (TK_DMA_AHEAD) */
 } tk_athread_cpe_stats;
 
 typedef struct tk_athread_stats {

@@ -1,0 +1,194 @@
+#include "scheduler/sunway/LdmRewrite.h"
+
+#include "ir/IRMutator.h"
+#include "ir/IRRewrite.h"
+#include "ir/Simplify.h"
+
+#include <fmt/format.h>
+
+#include <functional>
+
+namespace tk {
+using namespace ir;
+
+namespace {
+
+// The accesses of `t` redirected to `buf`, which holds the box at origin
+// `o` with extents `n` packed row-major from element `base`.
+class Redirect final : public LoopMutator {
+public:
+  Redirect(const LdmPlan &p, TensorPtr buf, std::vector<Expr> o, std::vector<Expr> n, Expr base)
+      : p_(p), buf_(std::move(buf)), o_(std::move(o)), n_(std::move(n)), base_(std::move(base)) {}
+
+protected:
+  Expr mutateLoad(const Expr &e) override {
+    Expr m = LoopMutator::mutateLoad(e);
+    if (m->tensor != p_.tensor) return m;
+    // A padded read without a guard reads the pad outside the tensor: its
+    // bounds become the guard (the buffer holds only elements inside).
+    Expr pred = m->pred;
+    if (m->pad && !pred)
+      for (size_t d = 0; d < m->args.size(); ++d)
+        pred = conjoin(pred, binary(BinOp::And, binary(BinOp::GE, m->args[d], intImm(0)),
+                                    binary(BinOp::LT, m->args[d], p_.tensor->shape[d])));
+    return load(buf_, {flat(m->args)}, m->pad, pred, m->loc);
+  }
+  LStmtPtr mutateStore(const LStmtPtr &s) override {
+    LStmtPtr m = LoopMutator::mutateStore(s);
+    if (m->tensor != p_.tensor) return m;
+    auto n = std::make_shared<LStmt>(*m);
+    n->tensor = buf_;
+    n->indices = {flat(m->indices)};
+    return n;
+  }
+
+private:
+  Expr flat(const std::vector<Expr> &idx) const {
+    Expr f = intImm(0);
+    for (size_t d = 0; d < idx.size(); ++d) f = add(mul(f, n_[d]), sub(idx[d], o_[d]));
+    return simplify(add(f, base_));
+  }
+
+  const LdmPlan &p_;
+  TensorPtr buf_;
+  std::vector<Expr> o_, n_;
+  Expr base_;
+};
+
+// Whether an expression of `s` names variable `v`.
+bool mentions(const LStmtPtr &s, const std::string &v) {
+  bool found = false;
+  visitLStmt(s, [&](const LStmt &st) {
+    for (const Expr &e : {st.min, st.extent, st.value, st.pred, st.cond})
+      if (e) found |= mentionsVar(e, v);
+    for (const std::vector<Expr> *es : {&st.indices, &st.operands})
+      for (const Expr &e : *es) found |= mentionsVar(e, v);
+  });
+  return found;
+}
+
+// The box of `p` where the variables of `subst` take those values: lets
+// named <tensor>.<prefix>o<d> / .<prefix>n<d> (clamped origin and extents)
+// around `inner`, which gets the origin and extent variables.
+LStmtPtr withBox(const LdmPlan &p, const std::string &prefix, const std::vector<std::pair<std::string, Expr>> &subst,
+                 const std::function<LStmtPtr(const std::vector<Expr> &, const std::vector<Expr> &)> &inner,
+                 SourceLoc loc) {
+  const TensorDecl &t = *p.tensor;
+  std::vector<Expr> o, n;
+  std::vector<std::pair<std::string, Expr>> lets;
+  for (size_t d = 0; d < t.rank(); ++d) {
+    std::string on = fmt::format("{}.{}o{}", t.name, prefix, d), nn = fmt::format("{}.{}n{}", t.name, prefix, d);
+    Expr ov = var(on, VarKind::Loop), nv = var(nn, VarKind::Loop);
+    Expr lo = substitute(p.lo[d], subst), hi = substitute(p.hi[d], subst);
+    Expr last = binary(BinOp::Min, hi, sub(t.shape[d], intImm(1)));
+    lets.push_back({on, simplify(binary(BinOp::Max, lo, intImm(0)))});
+    lets.push_back({nn, simplify(binary(BinOp::Max, add(sub(last, ov), intImm(1)), intImm(0)))});
+    o.push_back(ov);
+    n.push_back(nv);
+  }
+  LStmtPtr s = inner(o, n);
+  for (size_t i = lets.size(); i-- > 0;) {
+    if (!mentions(s, lets[i].first)) continue; // e.g. n0 where only the strides n1.. index the buffer
+    LStmtPtr let = lStmt(LStmt::Kind::Let, loc);
+    let->var = lets[i].first;
+    let->value = lets[i].second;
+    let->body = s;
+    s = let;
+  }
+  return s;
+}
+
+TensorPtr ldmBuffer(const LdmPlan &p, int64_t copies) {
+  const TensorDecl &t = *p.tensor;
+  return scratchTensor(t.name + ".ldm", t.dtype, {intImm(p.capacity * copies)}, Scope::Ldm, t.loc);
+}
+
+// `body` with `p`'s buffer around it: get, body with accesses redirected,
+// put.
+LStmtPtr wrap(const LStmtPtr &body, const LdmPlan &p) {
+  TensorPtr buf = ldmBuffer(p, 1);
+  LStmtPtr s = withBox(p, "", {}, [&](const std::vector<Expr> &o, const std::vector<Expr> &n) {
+    std::vector<LStmtPtr> stmts;
+    if (p.get) stmts.push_back(lDma(false, p.tensor, o, n, buf, body->loc));
+    stmts.push_back(Redirect(p, buf, o, n, intImm(0)).mutateStmt(body));
+    if (p.put) stmts.push_back(lDma(true, p.tensor, o, n, buf, body->loc));
+    return lBlock(std::move(stmts), body->loc);
+  }, body->loc);
+  return lAlloc(buf, s, body->loc);
+}
+
+// Loop `loop` (the level of `plans`, its body already rewritten) with the
+// boxes of `plans` double-buffered: half (i - min) % 2 of a buffer holds
+// iteration i's box.
+LStmtPtr wrapDouble(const LStmtPtr &loop, const std::vector<const LdmPlan *> &plans) {
+  SourceLoc loc = loop->loc;
+  Expr v = var(loop->var, VarKind::Loop), next = add(v, intImm(1)), end = add(loop->min, loop->extent);
+  std::vector<LStmtPtr> first, waits, fetches;
+  std::vector<TensorPtr> bufs;
+  LStmtPtr body = loop->body;
+  for (const LdmPlan *p : plans) {
+    TensorPtr buf = ldmBuffer(*p, 2);
+    Expr cap = intImm(p->capacity);
+    auto half = [&, cap](const Expr &i) { return simplify(mul(floorMod(sub(i, loop->min), intImm(2)), cap)); };
+    auto fetch = [&](const std::string &prefix, const Expr &i) {
+      return withBox(*p, prefix, {{loop->var, i}}, [&](const std::vector<Expr> &o, const std::vector<Expr> &n) {
+        LStmtPtr get = lDma(false, p->tensor, o, n, buf, loc);
+        get->value = half(i);
+        get->async = true;
+        return get;
+      }, loc);
+    };
+    body = withBox(*p, "", {}, [&](const std::vector<Expr> &o, const std::vector<Expr> &n) {
+      return Redirect(*p, buf, o, n, half(v)).mutateStmt(body);
+    }, loc);
+    first.push_back(fetch("first.", loop->min));
+    waits.push_back(lDmaWait(buf, loc));
+    fetches.push_back(fetch("next.", next));
+    bufs.push_back(buf);
+  }
+  // Wait for this iteration's boxes, then start the next ones: a wait
+  // covers every transfer issued into its buffer so far.
+  std::vector<LStmtPtr> stmts = waits;
+  stmts.push_back(lIf(simplify(binary(BinOp::LT, next, end)), lBlock(fetches, loc), nullptr, loc));
+  stmts.push_back(body);
+  auto n = std::make_shared<LStmt>(*loop);
+  n->body = lBlock(std::move(stmts), loc);
+  LStmtPtr out = lBlock({lIf(simplify(binary(BinOp::GT, loop->extent, intImm(0))), lBlock(first, loc), nullptr, loc), n},
+                        loc);
+  for (size_t i = bufs.size(); i-- > 0;) out = lAlloc(bufs[i], out, loc);
+  return out;
+}
+
+class ApplyPlans final : public LoopMutator {
+public:
+  explicit ApplyPlans(const std::vector<LdmPlan> &plans) : plans_(plans) {}
+
+protected:
+  LStmtPtr mutateFor(const LStmtPtr &s) override {
+    LStmtPtr m = LoopMutator::mutateFor(s);
+    bool here = false;
+    for (const LdmPlan &p : plans_) here |= p.placed && p.level == s.get();
+    if (!here) return m;
+    auto n = std::make_shared<LStmt>(*m);
+    for (const LdmPlan &p : plans_)
+      if (p.placed && p.level == s.get() && !p.doubleBuffer) n->body = wrap(n->body, p);
+    std::vector<const LdmPlan *> twice;
+    for (const LdmPlan &p : plans_)
+      if (p.placed && p.level == s.get() && p.doubleBuffer) twice.push_back(&p);
+    return twice.empty() ? n : wrapDouble(n, twice);
+  }
+
+private:
+  const std::vector<LdmPlan> &plans_;
+};
+
+} // namespace
+
+LStmtPtr applyLdmPlans(const LStmtPtr &body, const std::vector<LdmPlan> &plans) {
+  LStmtPtr out = ApplyPlans(plans).mutateStmt(body);
+  for (const LdmPlan &p : plans)
+    if (p.placed && !p.level) out = wrap(out, p);
+  return out;
+}
+
+} // namespace tk
