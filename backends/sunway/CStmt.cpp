@@ -2,6 +2,7 @@
 
 #include "backends/common/CHeader.h"
 #include "ir/Diagnostics.h"
+#include "ir/FloatOps.h"
 #include "ir/IRRewrite.h"
 
 #include <fmt/format.h>
@@ -13,21 +14,6 @@ namespace tk::sunway {
 using ir::Expr;
 using ir::LStmt;
 
-namespace {
-
-// Floating-point operations of a stored value: arithmetic on float values
-// and math calls, one each (what the performance model counts as flops).
-int64_t floatOps(const Expr &e) {
-  int64_t n = 0;
-  ir::visitExpr(e, [&](const Expr &x) {
-    bool arith = (x->kind == ir::ExprKind::Binary && x->binOp <= ir::BinOp::Pow) ||
-                 (x->kind == ir::ExprKind::Unary && x->unOp == ir::UnOp::Neg) || x->kind == ir::ExprKind::Call;
-    n += arith && ir::isFloat(x->type);
-  });
-  return n;
-}
-
-} // namespace
 
 void CWriter::line(const std::string &text) {
   out_.append(static_cast<size_t>(2 * depth_), ' ');
@@ -124,7 +110,7 @@ void CWriter::store(const LStmt &s) {
   std::string text = fmt::format("{}[{}] = {};", names_.tensor(&t), cOffset(t, s.indices, names_),
                                  cStored(cExpr(s.value, names_), s.value->type, t.dtype));
   // CPE code declares its arithmetic for the emulator's accounting.
-  if (int64_t n = side_ == Side::Cpe ? floatOps(s.value) : 0) text += fmt::format(" TK_FLOPS({});", n);
+  if (int64_t n = side_ == Side::Cpe ? ir::floatOps(s.value) : 0) text += fmt::format(" TK_FLOPS({});", n);
   if (s.pred) text = "if (" + cExpr(s.pred, names_) + ") { " + text + " }";
   line(text);
 }

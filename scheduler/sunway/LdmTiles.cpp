@@ -146,7 +146,9 @@ namespace {
 void search(const LoopNest &nest, const construct::HardwareDesc &hw, double budget, bool doubleBuffer, size_t d,
             std::vector<int64_t> &tile, LdmTiling &best) {
   if (d == tile.size()) {
-    LdmTiling c = costLdmTiling(nest, hw, tile, doubleBuffer);
+    // Double-buffered where the second buffers fit too, as StageThroughLdm
+    // does; a larger tile without them may still be the faster one.
+    LdmTiling c = costLdmTiling(nest, hw, tile, doubleBuffer && bufferBytes(nest, tile, true) <= budget);
     if (best.tile.empty() || c.seconds < best.seconds || (c.seconds == best.seconds && c.dmaBytes < best.dmaBytes))
       best = c;
     return;
@@ -157,7 +159,7 @@ void search(const LoopNest &nest, const construct::HardwareDesc &hw, double budg
   steps.push_back(extent);
   for (int64_t s : steps) {
     tile[d] = s;
-    if (bufferBytes(nest, tile, doubleBuffer) > budget) break;
+    if (bufferBytes(nest, tile, false) > budget) break;
     search(nest, hw, budget, doubleBuffer, d + 1, tile, best);
   }
   tile[d] = 1;

@@ -41,8 +41,9 @@ LdmTiling costLdmTiling(const construct::LoopNest &nest, const construct::Hardwa
 LdmTiling swtvmLdmTiling(const construct::LoopNest &nest, const construct::HardwareDesc &hw, int64_t budgetBytes,
                          bool doubleBuffer);
 
-// The tiling of least modelled time whose buffers fit `budgetBytes`; all
-// ones when even that does not fit.
+// The tiling of least modelled time whose buffers fit `budgetBytes`, each
+// tiling costed double-buffered when `doubleBuffer` and its second input
+// buffers fit too; all ones when even that does not fit.
 LdmTiling fastestLdmTiling(const construct::LoopNest &nest, const construct::HardwareDesc &hw, int64_t budgetBytes,
                            bool doubleBuffer);
 

@@ -8,6 +8,8 @@
 // step stages main-memory tensors through LDM.
 #include "scheduler/sunway/SunwayHooks.h"
 
+#include "ir/FloatOps.h"
+#include "ir/Reduction.h"
 #include "scheduler/DefaultSchedule.h"
 #include "scheduler/InlineElementwise.h"
 #include "scheduler/construct/FillHoles.h"
@@ -38,6 +40,10 @@ std::vector<int64_t> chooseTiles(const Assign &a, const Op &op, const PipelineOp
   Op one = op;
   one.body = {a};
   construct::LoopNest nest = construct::buildLoopNest(one, opts.construct->shapes);
+  // Computing time counts what the CPE code declares (TK_FLOPS): the float
+  // arithmetic of the stored value per point, and the accumulation.
+  Expr red = containsReduce(a.value) ? soleReduction(a.value, a.target->dtype) : nullptr;
+  nest.flopsPerPoint = double(red ? floatOps(red->args[0]) + 1 : floatOps(a.value));
   int64_t budget = ldmCapacity(opts) - kStackReserve;
   const construct::HardwareDesc &hw = opts.construct->hw;
   bool twice = opts.sunwayDoubleBuffer;

@@ -3,8 +3,10 @@
  * (thread-local) LDM variables start zeroed in every spawn as on a freshly
  * loaded CPE. DMA completes synchronously at issue; the reply counter is
  * bumped afterwards, so the usual "issue n, spin until reply == n" works.
+ * Puts of two CPEs to the same bytes in one barrier phase abort (races.h).
  * Semantics and limits: docs/sunway.md. */
 #define _GNU_SOURCE
+#include "races.h"
 #include "tk_athread.h"
 #include "tk_athread_stats.h"
 
@@ -26,6 +28,7 @@ typedef struct {
   size_t nblocks;                   /* live blocks, sorted by offset */
   ldm_block blocks[LDM_MAX_ALLOCS];
   size_t in_use;
+  unsigned phase;                   /* array-wide barriers passed in this spawn */
   tk_athread_cpe_stats st;
 } cpe_state;
 
@@ -147,6 +150,7 @@ int tk_athread_spawn(tk_athread_fn fn, void *arg) {
     g_cpe[i].nblocks = 0;
     g_cpe[i].in_use = g_static_bytes; /* the __thread_local data come first */
     memset(&g_cpe[i].st, 0, sizeof g_cpe[i].st);
+    g_cpe[i].phase = 0;
     g_cpe[i].st.ldm_high_water = g_static_bytes;
   }
   g_running = 1;
@@ -173,6 +177,7 @@ int tk_athread_join(void) {
   if (!g_running) return 0;
   for (int i = 0; i < TK_ATHREAD_CPES; ++i) pthread_join(g_threads[i], NULL);
   g_running = 0;
+  if (tk_races_check()) abort();
   memset(&g_last, 0, sizeof g_last);
   g_last.spawns = 1;
   g_last.ldm_capacity = g_capacity;
@@ -212,6 +217,7 @@ static void dma(int to_ldm, int mode, unsigned char *mem, unsigned char *ldm, in
   cpe_state *c = need_cpe(what);
   if (mode != PE_MODE) die("CPE %d: %s mode %d: only PE_MODE is emulated", tk_athread_myid, what, mode);
   if (len < 0 || stride < 0) die("CPE %d: %s with len %d, stride %d", tk_athread_myid, what, len, stride);
+  if (!to_ldm) tk_races_record(tk_athread_myid, c->phase, mem, (size_t)len, (size_t)stride, (size_t)bsize);
   if (stride == 0) {
     if (to_ldm) memcpy(ldm, mem, (size_t)len);
     else memcpy(mem, ldm, (size_t)len);
@@ -259,6 +265,7 @@ int tk_athread_syn(int scope, int mask) {
   default: die("CPE %d: athread_syn scope %d unknown", id, scope); return -1;
   }
   pthread_barrier_wait(b);
+  if (scope == ARRAY_SCOPE) c->phase += 1; /* writes on either side of it do not race */
   return 0;
 }
 
