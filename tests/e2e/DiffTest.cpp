@@ -174,6 +174,11 @@ int main(int argc, char **argv) {
   DiagEngine diags(sm);
   FrontendOptions fo;
   fo.stdlibDir = o.stdlibDir;
+  // The target's kernels are the exported ones (sunway-pro is the sunway
+  // family, cuda-sm_80 the cuda one).
+  const std::string &target = o.compile.tkcFlags[1];
+  if (target.rfind("--target=sunway", 0) == 0) fo.target = ir::TargetFamily::Sunway;
+  else if (target.rfind("--target=cuda", 0) == 0) fo.target = ir::TargetFamily::Cuda;
   std::optional<ir::Module> mod = buildModule(o.file, fo, sm, diags);
   if (!mod) return 2;
   const ir::Export *exp = nullptr;
