@@ -109,8 +109,20 @@ void CWriter::store(const LStmt &s) {
   const ir::TensorDecl &t = *s.tensor;
   std::string text = fmt::format("{}[{}] = {};", names_.tensor(&t), cOffset(t, s.indices, names_),
                                  cStored(cExpr(s.value, names_), s.value->type, t.dtype));
-  // CPE code declares its arithmetic for the emulator's accounting.
-  if (int64_t n = side_ == Side::Cpe ? ir::floatOps(s.value) : 0) text += fmt::format(" TK_FLOPS({});", n);
+  // CPE code declares its arithmetic and its direct main-memory accesses
+  // (tensors no LDM box holds) for the emulator's accounting.
+  if (side_ == Side::Cpe) {
+    if (int64_t n = ir::floatOps(s.value)) text += fmt::format(" TK_FLOPS({});", n);
+    int64_t count = 0, bytes = 0;
+    auto global = [&](const ir::TensorDecl &g) {
+      if (g.scope == ir::Scope::Global) count += 1, bytes += ir::scalarTypeBytes(g.dtype);
+    };
+    ir::visitExpr(s.value, [&](const ir::Expr &e) {
+      if (e->kind == ir::ExprKind::Load) global(*e->tensor);
+    });
+    global(t);
+    if (count) text += fmt::format(" TK_GMEM({}, {});", count, bytes);
+  }
   if (s.pred) text = "if (" + cExpr(s.pred, names_) + ") { " + text + " }";
   line(text);
 }

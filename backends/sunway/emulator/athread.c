@@ -35,6 +35,7 @@ typedef struct {
 __thread int tk_athread_myid = -1;
 __thread unsigned long long tk_athread_flops;
 __thread int tk_athread_ahead;
+__thread unsigned long long tk_athread_gmem_count, tk_athread_gmem_bytes;
 static __thread cpe_state *my_cpe;
 
 static int g_inited, g_running;
@@ -108,8 +109,11 @@ static void *cpe_main(void *p) {
   my_cpe = c;
   tk_athread_flops = 0;
   tk_athread_ahead = 0;
+  tk_athread_gmem_count = tk_athread_gmem_bytes = 0;
   g_fn(g_arg);
   c->st.flops = tk_athread_flops;
+  c->st.gmem_count = tk_athread_gmem_count;
+  c->st.gmem_bytes = tk_athread_gmem_bytes;
   return NULL;
 }
 
@@ -169,6 +173,8 @@ static void add_cpe(tk_athread_cpe_stats *dst, const tk_athread_cpe_stats *s) {
   dst->flops += s->flops;
   dst->ahead_count += s->ahead_count;
   dst->ahead_bytes += s->ahead_bytes;
+  dst->gmem_count += s->gmem_count;
+  dst->gmem_bytes += s->gmem_bytes;
   if (s->ldm_high_water > dst->ldm_high_water) dst->ldm_high_water = s->ldm_high_water;
 }
 

@@ -30,5 +30,9 @@
  * ahead of its use while the CPE computes (double buffering): the
  * accounting counts them apart, and the performance model overlaps them. */
 #define TK_DMA_AHEAD(on) ((void)(tk_athread_ahead = (on)))
+/* Loads and stores the CPE makes directly in main memory (Gload/Gstore on
+ * the chip: one slow transaction each), declared by tkc's CPE code. */
+#define TK_GMEM(count, bytes) \
+  ((void)(tk_athread_gmem_count += (unsigned long long)(count), tk_athread_gmem_bytes += (unsigned long long)(bytes)))
 
 #endif

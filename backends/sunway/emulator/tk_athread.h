@@ -33,6 +33,7 @@ int tk_athread_halt(void);
 extern __thread int tk_athread_myid; /* -1 on the MPE, 0..63 on a CPE */
 extern __thread unsigned long long tk_athread_flops; /* TK_FLOPS (slave.h) */
 extern __thread int tk_athread_ahead;                /* TK_DMA_AHEAD (slave.h) */
+extern __thread unsigned long long tk_athread_gmem_count, tk_athread_gmem_bytes; /* TK_GMEM (slave.h) */
 int tk_athread_get(int mode, void *src_mem, void *dst_ldm, int len, void *reply, int mask,
                    int stride, int bsize);
 int tk_athread_put(int mode, void *src_ldm, void *dst_mem, int len, void *reply, int stride,
