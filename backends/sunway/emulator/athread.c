@@ -157,6 +157,7 @@ int tk_athread_spawn(tk_athread_fn fn, void *arg) {
     g_cpe[i].phase = 0;
     g_cpe[i].st.ldm_high_water = g_static_bytes;
   }
+  tk_dma_desc_reset();
   g_running = 1;
   for (int i = 0; i < TK_ATHREAD_CPES; ++i) {
     int rc = pthread_create(&g_threads[i], NULL, cpe_main, &g_cpe[i]);

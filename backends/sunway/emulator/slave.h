@@ -23,6 +23,21 @@
 /* Both ldm_free(p) and ldm_free(p, size) are accepted. */
 #define ldm_free(...) tk_athread_ldm_free(__VA_ARGS__, (size_t)-1)
 #define rpcc() tk_athread_cycles()
+/* Descriptor-based DMA: dma(desc, mem, ldm) takes the main-memory address
+ * first for both directions; dma_wait spins until the reply word reaches n. */
+#define dma_set_op(d, v) tk_dma_set((d), TK_DMA_OP, (long)(v))
+#define dma_set_mode(d, v) tk_dma_set((d), TK_DMA_MODE, (long)(v))
+#define dma_set_size(d, v) tk_dma_set((d), TK_DMA_SIZE, (long)(v))
+#define dma_set_bsize(d, v) tk_dma_set((d), TK_DMA_BSIZE, (long)(v))
+#define dma_set_stepsize(d, v) tk_dma_set((d), TK_DMA_STEPSIZE, (long)(v))
+#define dma_set_mask(d, v) tk_dma_set((d), TK_DMA_MASK, (long)(v))
+#define dma_set_reply(d, r) tk_dma_set_reply((d), (void *)(r))
+#define dma(d, mem, ldm) tk_dma_run((d), (void *)(long)(mem), (void *)(long)(ldm))
+#define dma_wait(r, n)                                                                              \
+  do {                                                                                              \
+    while (*(volatile int *)(r) != (n)) {                                                           \
+    }                                                                                               \
+  } while (0)
 /* Floating-point operations the code declares (for the accounting and the
  * performance model; tkc's CPE code calls it; on the chip it is a no-op). */
 #define TK_FLOPS(n) ((void)(tk_athread_flops += (unsigned long long)(n)))

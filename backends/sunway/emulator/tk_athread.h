@@ -51,6 +51,14 @@ typedef struct {
   size_t bytes;
 } tk_athread_ldm_var;
 void tk_athread_register_ldm_vars(const char *source, const tk_athread_ldm_var *vars, size_t count);
+/* The dma_desc interface (slave.h, dma_desc.c): a descriptor is a handle. */
+typedef unsigned long dma_desc;
+typedef enum { DMA_PUT = 0, DMA_GET = 1 } DMA_OP;
+enum { TK_DMA_OP, TK_DMA_MODE, TK_DMA_SIZE, TK_DMA_BSIZE, TK_DMA_STEPSIZE, TK_DMA_MASK };
+void tk_dma_set(dma_desc *d, int field, long value);
+void tk_dma_set_reply(dma_desc *d, void *reply);
+int tk_dma_run(dma_desc d, void *mem, void *ldm);
+void tk_dma_desc_reset(void); /* at each spawn */
 /* The bytes the registered variables take in each CPE's LDM. */
 size_t tk_athread_static_ldm_bytes(void);
 unsigned long tk_athread_cycles(void);
