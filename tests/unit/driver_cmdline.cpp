@@ -66,6 +66,20 @@ TEST_CASE("driver: --print-hw needs no input; --dump-after-each-pass and -o DIR/
   CHECK(dump->output == "out/");
 }
 
+TEST_CASE("driver: schedule and Sunway DMA choices") {
+  std::string err;
+  auto o = parseCommandLine({"x.tk", "--schedule=swtvm", "--sunway-dma=sync"}, &err);
+  REQUIRE(o);
+  CHECK((o->constructContractions && o->swtvmLdmSizing && !o->sunwayDoubleBuffer));
+  o = parseCommandLine({"x.tk"}, &err);
+  REQUIRE(o);
+  CHECK((o->constructContractions && !o->swtvmLdmSizing && o->sunwayDoubleBuffer));
+  CHECK_FALSE(parseCommandLine({"x.tk", "--sunway-dma=triple"}, &err));
+  CHECK(err == "invalid value 'triple' for --sunway-dma (expected double or sync)");
+  CHECK_FALSE(parseCommandLine({"x.tk", "--schedule=fast"}, &err));
+  CHECK(err == "invalid value 'fast' for --schedule (expected construct, default or swtvm)");
+}
+
 TEST_CASE("driver: depfile escaping") {
   CHECK(escapeDepfilePath("a b$c#d:e") == "a\\ b$$c\\#d:e");
   CHECK(escapeDepfilePath("x\\ y") == "x\\\\\\ y");
