@@ -121,6 +121,7 @@ static inline int tk_dma_box(int put, char *mem, const int64_t *dims, const int6
   }
   if (!async)
     while (own != issued) {
+      TK_DMA_SPIN();
     }
   return issued;
 }

@@ -82,7 +82,7 @@ void CWriter::stmt(const ir::LStmtPtr &sp) {
   case LStmt::Kind::Dma: return dma(s);
   case LStmt::Kind::DmaWait: {
     const AsyncReply &r = async_.at(s.buffer.get());
-    return line(fmt::format("while ({} != {}) {{ }}", r.reply, r.issued));
+    return line(fmt::format("while ({} != {}) {{ TK_DMA_SPIN(); }}", r.reply, r.issued));
   }
   case LStmt::Kind::Intrinsic: break;
   }

@@ -99,7 +99,8 @@ public:
                        "/* Operation counts for tkc's athread emulator; nothing on the chip. */\n"
                        "#ifndef TK_FLOPS\n#define TK_FLOPS(n) ((void)0)\n#endif\n"
                        "#ifndef TK_DMA_AHEAD\n#define TK_DMA_AHEAD(on) ((void)0)\n#endif\n"
-                       "#ifndef TK_GMEM\n#define TK_GMEM(count, bytes) ((void)0)\n#endif\n\n{2}\n{3}",
+                       "#ifndef TK_GMEM\n#define TK_GMEM(count, bytes) ((void)0)\n#endif\n"
+                       "#ifndef TK_DMA_SPIN\n#define TK_DMA_SPIN() ((void)0)\n#endif\n\n{2}\n{3}",
                        stem_, target_.name, cPreludeDma(), cpe_);
   }
 

@@ -1,11 +1,13 @@
 /* Host emulation of the athread API (SW26010 core group: 1 MPE + 64 CPEs).
  * Each spawn runs the CPE function on 64 fresh host threads, so __thread_local
  * (thread-local) LDM variables start zeroed in every spawn as on a freshly
- * loaded CPE. DMA completes synchronously at issue; the reply counter is
+ * loaded CPE. DMA completes synchronously at issue (or later, by an engine
+ * thread, with TK_ATHREAD_DMA=delayed: dma_engine.h); the reply counter is
  * bumped afterwards, so the usual "issue n, spin until reply == n" works.
  * Puts of two CPEs to the same bytes in one barrier phase abort (races.h).
  * Semantics and limits: docs/sunway.md. */
 #define _GNU_SOURCE
+#include "dma_engine.h"
 #include "races.h"
 #include "tk_athread.h"
 #include "tk_athread_stats.h"
@@ -158,6 +160,7 @@ int tk_athread_spawn(tk_athread_fn fn, void *arg) {
     g_cpe[i].st.ldm_high_water = g_static_bytes;
   }
   tk_dma_desc_reset();
+  tk_dma_engine_start();
   g_running = 1;
   for (int i = 0; i < TK_ATHREAD_CPES; ++i) {
     int rc = pthread_create(&g_threads[i], NULL, cpe_main, &g_cpe[i]);
@@ -183,6 +186,7 @@ int tk_athread_join(void) {
   if (tk_athread_myid >= 0) die("athread_join called on a CPE");
   if (!g_running) return 0;
   for (int i = 0; i < TK_ATHREAD_CPES; ++i) pthread_join(g_threads[i], NULL);
+  tk_dma_engine_stop(); /* transfers a CPE never waited for complete too */
   g_running = 0;
   if (tk_races_check()) abort();
   memset(&g_last, 0, sizeof g_last);
@@ -224,27 +228,14 @@ static void dma(int to_ldm, int mode, unsigned char *mem, unsigned char *ldm, in
   cpe_state *c = need_cpe(what);
   if (mode != PE_MODE) die("CPE %d: %s mode %d: only PE_MODE is emulated", tk_athread_myid, what, mode);
   if (len < 0 || stride < 0) die("CPE %d: %s with len %d, stride %d", tk_athread_myid, what, len, stride);
+  if (stride > 0 && bsize <= 0)
+    die("CPE %d: %s with stride %d needs bsize > 0 (got %d)", tk_athread_myid, what, stride, bsize);
   if (!to_ldm) tk_races_record(tk_athread_myid, c->phase, mem, (size_t)len, (size_t)stride, (size_t)bsize);
-  if (stride == 0) {
-    if (to_ldm) memcpy(ldm, mem, (size_t)len);
-    else memcpy(mem, ldm, (size_t)len);
-  } else {
-    /* bsize bytes per block; `stride` bytes skipped in main memory between
-     * blocks; a final partial block carries the rest of len. */
-    if (bsize <= 0) die("CPE %d: %s with stride %d needs bsize > 0 (got %d)", tk_athread_myid, what, stride, bsize);
-    size_t done = 0, n = (size_t)len, b = (size_t)bsize;
-    while (done < n) {
-      size_t k = n - done < b ? n - done : b;
-      if (to_ldm) memcpy(ldm + done, mem, k);
-      else memcpy(mem, ldm + done, k);
-      done += k;
-      mem += b + (size_t)stride;
-    }
-  }
   if (to_ldm) c->st.get_count += 1, c->st.get_bytes += (uint64_t)len;
   else c->st.put_count += 1, c->st.put_bytes += (uint64_t)len;
   if (tk_athread_ahead) c->st.ahead_count += 1, c->st.ahead_bytes += (uint64_t)len;
-  if (reply) __atomic_fetch_add((int *)reply, 1, __ATOMIC_SEQ_CST);
+  tk_dma_job job = {to_ldm, mem, ldm, (size_t)len, (size_t)stride, (size_t)bsize, reply};
+  tk_dma_issue(&job);
 }
 
 int tk_athread_get(int mode, void *src_mem, void *dst_ldm, int len, void *reply, int mask,

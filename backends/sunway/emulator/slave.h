@@ -45,6 +45,9 @@
  * ahead of its use while the CPE computes (double buffering): the
  * accounting counts them apart, and the performance model overlaps them. */
 #define TK_DMA_AHEAD(on) ((void)(tk_athread_ahead = (on)))
+/* Inside tkc's reply-word waits: hands the core to the emulator's DMA
+ * engine (TK_ATHREAD_DMA=delayed) instead of spinning a time slice away. */
+#define TK_DMA_SPIN() tk_athread_yield()
 /* Loads and stores the CPE makes directly in main memory (Gload/Gstore on
  * the chip: one slow transaction each), declared by tkc's CPE code. */
 #define TK_GMEM(count, bytes) \

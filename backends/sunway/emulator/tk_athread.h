@@ -62,6 +62,7 @@ void tk_dma_desc_reset(void); /* at each spawn */
 /* The bytes the registered variables take in each CPE's LDM. */
 size_t tk_athread_static_ldm_bytes(void);
 unsigned long tk_athread_cycles(void);
+void tk_athread_yield(void); /* gives up the host core (TK_DMA_SPIN) */
 
 #ifdef __cplusplus
 }
