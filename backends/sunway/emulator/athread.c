@@ -42,6 +42,7 @@ static __thread cpe_state *my_cpe;
 
 static int g_inited, g_running;
 static size_t g_capacity = 64 * 1024;
+static int g_gmem_error; /* TK_ATHREAD_GMEM=error: declared direct accesses abort */
 static cpe_state g_cpe[TK_ATHREAD_CPES];
 static pthread_t g_threads[TK_ATHREAD_CPES];
 static tk_athread_fn g_fn;
@@ -92,6 +93,8 @@ int tk_athread_init(void) {
   if (g_inited) return 0;
   if (tk_athread_myid >= 0) die("athread_init called on a CPE");
   g_capacity = read_capacity();
+  const char *gmem = getenv("TK_ATHREAD_GMEM");
+  g_gmem_error = gmem && strcmp(gmem, "error") == 0;
   pthread_barrier_init(&g_array_bar, NULL, TK_ATHREAD_CPES);
   for (int i = 0; i < 8; ++i) {
     pthread_barrier_init(&g_row_bar[i], NULL, 8);
@@ -116,6 +119,10 @@ static void *cpe_main(void *p) {
   c->st.flops = tk_athread_flops;
   c->st.gmem_count = tk_athread_gmem_count;
   c->st.gmem_bytes = tk_athread_gmem_bytes;
+  if (c->st.gmem_count && g_gmem_error)
+    die("CPE %d made %llu direct main-memory accesses (Gload/Gstore, %llu bytes) outside DMA "
+        "(TK_ATHREAD_GMEM=error)", tk_athread_myid, (unsigned long long)c->st.gmem_count,
+        (unsigned long long)c->st.gmem_bytes);
   return NULL;
 }
 
