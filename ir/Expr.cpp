@@ -344,6 +344,12 @@ Expr fillHoles(const Expr &e, const std::vector<std::pair<int, int64_t>> &values
 
 void visitExpr(const Expr &e, const std::function<void(const Expr &)> &fn) { PreOrder(fn).walkExpr(e); }
 
+bool readsTensor(const Expr &e, const TensorDecl *t) {
+  bool found = false;
+  if (e) visitExpr(e, [&](const Expr &n) { found |= n->kind == ExprKind::Load && n->tensor.get() == t; });
+  return found;
+}
+
 bool mentionsVar(const Expr &e, const std::string &name) {
   bool found = false;
   visitExpr(e, [&](const Expr &n) { found |= n->kind == ExprKind::Var && n->name == name; });

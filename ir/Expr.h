@@ -129,6 +129,8 @@ void visitExpr(const Expr &e, const std::function<void(const Expr &)> &fn);
 // True when `e` (null: false) reads variable `name` anywhere, loads and
 // reductions included.
 bool mentionsVar(const Expr &e, const std::string &name);
+// True when `e` (null: false) loads an element of tensor `t` anywhere.
+bool readsTensor(const Expr &e, const TensorDecl *t);
 
 // Text form, e.g. `sum(k < K) A[i, k] * B[k, j]`.
 std::string printExpr(const Expr &e);

@@ -84,4 +84,14 @@ void visitLStmt(const LStmtPtr &s, const std::function<void(const LStmt &)> &fn)
   PreOrderStmts<LoopVisitor, LStmtPtr, LStmt>(fn).walkStmt(s);
 }
 
+void visitLExprs(const LStmtPtr &s, const std::function<void(const Expr &)> &fn) {
+  visitLStmt(s, [&](const LStmt &st) {
+    for (const Expr &e : {st.min, st.extent, st.value, st.pred, st.cond})
+      if (e) fn(e);
+    for (const std::vector<Expr> *es : {&st.indices, &st.operands})
+      for (const Expr &e : *es)
+        if (e) fn(e);
+  });
+}
+
 } // namespace tk::ir

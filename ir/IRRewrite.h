@@ -35,5 +35,9 @@ LStmtPtr transformLStmt(const LStmtPtr &s, const std::function<LStmtPtr(const LS
 // Calls `fn` on every statement of the tree (pre-order).
 void visitMStmt(const MStmtPtr &s, const std::function<void(const MStmt &)> &fn);
 void visitLStmt(const LStmtPtr &s, const std::function<void(const LStmt &)> &fn);
+// Calls `fn` on every expression the statements of the tree hold directly
+// (loop bounds, values, guards, conditions, indices, operands; null ones
+// skipped); `fn` sees each whole and does its own recursion.
+void visitLExprs(const LStmtPtr &s, const std::function<void(const Expr &)> &fn);
 
 } // namespace tk::ir

@@ -31,12 +31,6 @@ MStmtPtr repeatOver(const std::vector<IndexVar> &vars, size_t from, size_t to, M
   return mMapFor(std::move(names), MappingAtom::Kind::Repeat, std::move(dims), std::nullopt, std::move(body), loc);
 }
 
-bool reads(const Expr &e, const TensorPtr &t) {
-  bool found = false;
-  visitExpr(e, [&](const Expr &n) { found |= n->kind == ExprKind::Load && n->tensor == t; });
-  return found;
-}
-
 // Index variables of the statement become loop variables of the kernel.
 std::vector<std::pair<std::string, Expr>> loopVars(const std::vector<IndexVar> &vars) {
   std::vector<std::pair<std::string, Expr>> map;
@@ -72,16 +66,7 @@ MStmtPtr parallelOver(const std::vector<IndexVar> &vars, size_t s, TargetFamily 
     names.push_back(vars[i].name);
     dims.push_back(vars[i].extent);
   }
-  if (family == TargetFamily::Sunway) {
-    // Exactly 64 CPEs, each taking a contiguous chunk of the outer dimension.
-    auto m = mMapFor(names, MappingAtom::Kind::Spatial, {intImm(64)}, WorkerKind::Cpes, std::move(body), loc);
-    MappingAtom chunk;
-    chunk.kind = MappingAtom::Kind::Repeat;
-    chunk.dims = {ceilDiv(dims[0], intImm(64))};
-    chunk.loc = loc;
-    m->mapping.atoms.push_back(std::move(chunk));
-    return m;
-  }
+  if (family == TargetFamily::Sunway) return cpeChunks(names, ceilDiv(dims[0], intImm(64)), std::move(body), loc);
   return mMapFor(std::move(names), MappingAtom::Kind::Spatial, std::move(dims), WorkerKind::Cores, std::move(body), loc);
 }
 
@@ -140,7 +125,7 @@ MStmtPtr scheduleAssign(const Assign &a, TargetFamily family) {
   size_t s = spatialDims(a.vars, family);
 
   Expr red = soleReduction(value, a.target->dtype);
-  bool accumulating = red && s < rank && !reads(value, a.target);
+  bool accumulating = red && s < rank && !readsTensor(value, a.target.get());
   if (!accumulating) {
     MStmtPtr st = mStore(a.target, idx, value, AccumOp::None, a.loc);
     return parallelOver(a.vars, s, family, repeatOver(a.vars, s, rank, st, a.loc), a.loc);
@@ -170,6 +155,16 @@ MStmtPtr scheduleAssign(const Assign &a, TargetFamily family) {
 }
 
 } // namespace
+
+MStmtPtr cpeChunks(std::vector<std::string> vars, Expr perCpe, MStmtPtr body, SourceLoc loc) {
+  auto m = mMapFor(std::move(vars), MappingAtom::Kind::Spatial, {intImm(64)}, WorkerKind::Cpes, std::move(body), loc);
+  MappingAtom chunk;
+  chunk.kind = MappingAtom::Kind::Repeat;
+  chunk.dims = {std::move(perCpe)};
+  chunk.loc = loc;
+  m->mapping.atoms.push_back(std::move(chunk));
+  return m;
+}
 
 MStmtPtr defaultStatement(const Assign &a, const Op &op, const TargetDesc &target) {
   return target.family == TargetFamily::Cuda ? scheduleAssignGpu(a, op) : scheduleAssign(a, target.family);

@@ -24,6 +24,11 @@ namespace tk {
 // contiguous chunks (overshooting stores are predicated away later).
 ir::KernelPtr defaultSchedule(const ir::OpPtr &op, const TargetDesc &target);
 
+// for (vars) in spatial(64) * repeat(perCpe) on cpes { body }: the tasks in
+// contiguous chunks of `perCpe` over the 64 CPEs of a Sunway core group
+// (perCpe = cdiv(tasks, 64)).
+ir::MStmtPtr cpeChunks(std::vector<std::string> vars, ir::Expr perCpe, ir::MStmtPtr body, SourceLoc loc);
+
 // The schedule defaultSchedule gives statement `a` of `op` (a target's
 // constructKernel hook schedules the statements it does not build itself
 // with it).

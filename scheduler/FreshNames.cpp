@@ -21,16 +21,14 @@ FreshNames::FreshNames(const LoweredFunc &f) {
   used_.insert(f.op->symbols.begin(), f.op->symbols.end());
   for (const Param &p : f.op->inputs) used_.insert(p.name);
   for (const TensorPtr &t : f.op->outputs) used_.insert(t->name);
-  auto names = [&](const Expr &e) {
-    if (e) visitExpr(e, [&](const Expr &n) {
-        if (n->kind == ExprKind::Var) used_.insert(n->name);
-      });
-  };
   visitLStmt(f.body, [&](const LStmt &n) {
     if (n.kind == LStmt::Kind::For || n.kind == LStmt::Kind::Let) used_.insert(n.var);
     if (n.tensor) used_.insert(n.tensor->name);
-    for (const Expr &e : {n.min, n.extent, n.value, n.pred, n.cond}) names(e);
-    for (const Expr &e : n.indices) names(e);
+  });
+  visitLExprs(f.body, [&](const Expr &e) {
+    visitExpr(e, [&](const Expr &n) {
+      if (n->kind == ExprKind::Var) used_.insert(n->name);
+    });
   });
 }
 

@@ -11,13 +11,11 @@ using namespace ir;
 
 namespace {
 
-bool readsTensor(const Expr &e, const TensorDecl *t, bool *padded = nullptr) {
+// Whether `e` reads `t` with an `else` (or a guard): an element that may
+// not exist.
+bool readsPadded(const Expr &e, const TensorDecl *t) {
   bool found = false;
-  visitExpr(e, [&](const Expr &n) {
-    if (n->kind != ExprKind::Load || n->tensor.get() != t) return;
-    found = true;
-    if (padded && (n->pad || n->pred)) *padded = true;
-  });
+  visitExpr(e, [&](const Expr &n) { found |= n->kind == ExprKind::Load && n->tensor.get() == t && (n->pad || n->pred); });
   return found;
 }
 
@@ -40,10 +38,8 @@ bool inlineElementwiseApplies(const Op &op, size_t index, std::string *reason) {
   for (size_t i = 0; i < op.body.size(); ++i) {
     if (i == index) continue;
     if (op.body[i].target.get() == t) return no("another statement writes its target too");
-    bool padded = false;
-    if (readsTensor(op.body[i].value, t, &padded) && (padded || i < index))
-      return no(padded ? "a read of its target says what to read outside it (`else`)"
-                       : "a statement before it reads its target");
+    if (readsPadded(op.body[i].value, t)) return no("a read of its target says what to read outside it (`else`)");
+    if (i < index && readsTensor(op.body[i].value, t)) return no("a statement before it reads its target");
   }
   return true;
 }

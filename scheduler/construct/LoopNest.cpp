@@ -76,17 +76,23 @@ double LoopNest::points() const {
   return p;
 }
 
-double LoopNest::footprint(const Access &a, const std::vector<int64_t> &tile) const {
-  double elems = 1;
+std::vector<double> LoopNest::spans(const Access &a, const std::vector<int64_t> &tile) const {
+  std::vector<double> out;
   for (size_t t = 0; t < a.coef.size(); ++t) {
     if (!a.affine[t]) {
-      elems *= static_cast<double>(a.extent[t]);
+      out.push_back(static_cast<double>(a.extent[t]));
       continue;
     }
     double span = 1;
     for (size_t d = 0; d < dims.size(); ++d) span += static_cast<double>(std::llabs(a.coef[t][d])) * (tile[d] - 1);
-    elems *= std::min(span, static_cast<double>(a.extent[t]));
+    out.push_back(std::min(span, static_cast<double>(a.extent[t])));
   }
+  return out;
+}
+
+double LoopNest::footprint(const Access &a, const std::vector<int64_t> &tile) const {
+  double elems = 1;
+  for (double s : spans(a, tile)) elems *= s;
   return elems;
 }
 

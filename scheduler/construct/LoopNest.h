@@ -39,7 +39,10 @@ struct LoopNest {
   int elemBytes = 4;         // the widest accessed element
 
   double points() const;
-  // Elements of `a` touched by one tile of sizes `tile` (one per dim).
+  // Per tensor dimension of `a`, how many indices one tile of sizes `tile`
+  // (one per dim) touches: the whole extent where the index is not affine.
+  std::vector<double> spans(const Access &a, const std::vector<int64_t> &tile) const;
+  // Elements of `a` touched by one tile: the product of its spans.
   double footprint(const Access &a, const std::vector<int64_t> &tile) const;
   // Bytes of all accesses touched by one tile.
   double footprintBytes(const std::vector<int64_t> &tile) const;

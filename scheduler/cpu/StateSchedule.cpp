@@ -14,12 +14,6 @@ using namespace ir;
 
 namespace {
 
-bool reads(const Expr &e, const TensorPtr &t) {
-  bool found = false;
-  visitExpr(e, [&](const Expr &n) { found |= n->kind == ExprKind::Load && n->tensor == t; });
-  return found;
-}
-
 int64_t roundUp(int64_t v, int64_t m) { return (std::max<int64_t>(v, 1) + m - 1) / m * m; }
 
 Expr loopVar(const std::string &n) { return var(n, VarKind::Loop); }
@@ -57,7 +51,7 @@ KernelPtr stateSchedule(const OpPtr &op, const construct::Space &space, const co
       if (nest.dims[d].name == name) return d;
     throw InternalError("stateSchedule: " + name + " is not a dimension of the nest of " + op->name);
   };
-  bool streamed = a.value->kind == ExprKind::Reduce && !reads(a.value, a.target);
+  bool streamed = a.value->kind == ExprKind::Reduce && !readsTensor(a.value, a.target.get());
   FreshNames fresh(*op, a);
 
   // Output tiles, each a multiple of the faster one.

@@ -58,12 +58,7 @@ private:
 // Whether an expression of `s` names variable `v`.
 bool mentions(const LStmtPtr &s, const std::string &v) {
   bool found = false;
-  visitLStmt(s, [&](const LStmt &st) {
-    for (const Expr &e : {st.min, st.extent, st.value, st.pred, st.cond})
-      if (e) found |= mentionsVar(e, v);
-    for (const std::vector<Expr> *es : {&st.indices, &st.operands})
-      for (const Expr &e : *es) found |= mentionsVar(e, v);
-  });
+  visitLExprs(s, [&](const Expr &e) { found |= mentionsVar(e, v); });
   return found;
 }
 

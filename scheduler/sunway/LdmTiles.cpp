@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 
 namespace tk {
 using construct::Access;
@@ -23,19 +22,6 @@ double bufferBytes(const LoopNest &nest, const std::vector<int64_t> &tile, bool 
   for (const Access &a : nest.accesses)
     bytes += (doubleBuffer && !a.write ? 2 : 1) * (nest.footprint(a, tile) * a.elemBytes + kBufferOverhead);
   return bytes;
-}
-
-// The span of each tensor dimension one tile touches.
-std::vector<double> spans(const Access &a, const LoopNest &nest, const std::vector<int64_t> &tile) {
-  std::vector<double> s;
-  for (size_t t = 0; t < a.coef.size(); ++t) {
-    double span = 1;
-    if (!a.affine[t]) span = static_cast<double>(a.extent[t]);
-    else
-      for (size_t d = 0; d < nest.dims.size(); ++d) span += static_cast<double>(std::llabs(a.coef[t][d])) * (tile[d] - 1);
-    s.push_back(std::min(span, static_cast<double>(a.extent[t])));
-  }
-  return s;
 }
 
 // DMA transfers for one box (tk_dma_box): trailing dimensions the box
@@ -59,43 +45,36 @@ LdmTiling costLdmTiling(const LoopNest &nest, const construct::HardwareDesc &hw,
     (nest.dims[d].reduction ? redBlocks : outTiles) *= blocks;
     points *= static_cast<double>(tile[d]);
   }
-  // One output tile: its inputs once per reduction block, its output once.
-  CpeWork perTile;
+  // One output tile: its inputs once per reduction block (`block`: one
+  // block's worth), its output once.
+  CpeWork perTile, block;
   for (const Access &a : nest.accesses) {
-    std::vector<double> s = spans(a, nest, tile);
+    std::vector<double> s = nest.spans(a, tile);
     double elems = 1;
     for (double x : s) elems *= x;
+    double bytes = elems * a.elemBytes, transfers = boxTransfers(s, a);
+    if (!a.write) block.bytes += bytes, block.transfers += transfers;
     double times = a.write ? 1 : redBlocks;
-    perTile.bytes += times * elems * a.elemBytes;
-    perTile.transfers += times * boxTransfers(s, a);
+    perTile.bytes += times * bytes;
+    perTile.transfers += times * transfers;
   }
   perTile.flops = points * redBlocks * nest.flopsPerPoint;
 
   // Output tiles go to the CPEs in contiguous chunks of cdiv(tiles, units).
   int units = std::max(1, hw.units);
   double chunk = std::ceil(outTiles / units), left = outTiles;
-  // Double-buffered inputs are fetched ahead except for the first block of
-  // each tile (the first tile of a chunk when the reduction is one block).
-  double inBytes = 0, inTransfers = 0;
-  for (const Access &a : nest.accesses)
-    if (!a.write) {
-      std::vector<double> s = spans(a, nest, tile);
-      double elems = 1;
-      for (double x : s) elems *= x;
-      inBytes += redBlocks * elems * a.elemBytes;
-      inTransfers += redBlocks * boxTransfers(s, a);
-    }
   std::vector<CpeWork> cpes;
   for (int c = 0; c < units && left > 0; ++c) {
     double n = std::min(chunk, left);
     left -= n;
     CpeWork w{perTile.transfers * n, perTile.bytes * n, perTile.flops * n};
     if (doubleBuffer) {
-      // Blocks fetched ahead: all but each tile's first, or all but the
-      // chunk's first tile.
+      // Double-buffered input blocks are fetched ahead: all but each tile's
+      // first, or, when the reduction is one block, all but the chunk's
+      // first tile.
       double blocks = redBlocks > 1 ? n * (redBlocks - 1) : n - 1;
-      w.aheadBytes = inBytes / redBlocks * blocks;
-      w.aheadTransfers = inTransfers / redBlocks * blocks;
+      w.aheadBytes = block.bytes * blocks;
+      w.aheadTransfers = block.transfers * blocks;
     }
     cpes.push_back(w);
   }

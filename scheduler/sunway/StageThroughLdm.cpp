@@ -45,15 +45,13 @@ private:
 // Whether an index of a main-memory access in `s` mentions `var`.
 bool indexesMainMemory(const LStmtPtr &s, const std::string &var) {
   bool found = false;
-  auto exprs = [&](const Expr &e) {
-    if (e) visitExpr(e, [&](const Expr &n) {
-        if (n->kind == ExprKind::Load && n->tensor->scope == Scope::Global)
-          for (const Expr &i : n->args) found |= mentionsVar(i, var);
-      });
-  };
+  visitLExprs(s, [&](const Expr &e) {
+    visitExpr(e, [&](const Expr &n) {
+      if (n->kind == ExprKind::Load && n->tensor->scope == Scope::Global)
+        for (const Expr &i : n->args) found |= mentionsVar(i, var);
+    });
+  });
   visitLStmt(s, [&](const LStmt &st) {
-    for (const Expr &e : {st.min, st.extent, st.value, st.pred, st.cond}) exprs(e);
-    for (const Expr &e : st.indices) exprs(e);
     if (st.kind == LStmt::Kind::Store && st.tensor->scope == Scope::Global)
       for (const Expr &i : st.indices) found |= mentionsVar(i, var);
   });

@@ -4,6 +4,7 @@
 #include "ir/IRRewrite.h"
 #include "ir/Reduction.h"
 #include "ir/Simplify.h"
+#include "scheduler/DefaultSchedule.h"
 #include "scheduler/FreshNames.h"
 
 #include <algorithm>
@@ -13,15 +14,7 @@ using namespace ir;
 
 namespace {
 
-constexpr int64_t kCpes = 64;
-
 Expr loopVar(const std::string &name) { return var(name, VarKind::Loop, ScalarType::I64); }
-
-bool reads(const Expr &e, const TensorPtr &t) {
-  bool found = false;
-  visitExpr(e, [&](const Expr &n) { found |= n->kind == ExprKind::Load && n->tensor == t; });
-  return found;
-}
 
 // for (names) in repeat(dims) { body }.
 MStmtPtr repeat(std::vector<std::string> names, std::vector<Expr> dims, MStmtPtr body, SourceLoc loc) {
@@ -70,7 +63,7 @@ bool tileOutputsApplies(const Assign &a, std::string *reason) {
   if (containsReduce(a.value) && !soleReduction(a.value, a.target->dtype))
     return no("the value holds a reduction that is not all of it (or an element-wise function of one in the "
               "target's type)");
-  if (reads(a.value, a.target)) return no("the value reads the target it writes");
+  if (readsTensor(a.value, a.target.get())) return no("the value reads the target it writes");
   return true;
 }
 
@@ -148,14 +141,7 @@ MStmtPtr tileOutputs(const Assign &a, const Op &op, const std::vector<int64_t> &
       task.push_back(inTile.wrap(mStore(a.target, idx, post, AccumOp::None, loc), loc));
     }
   }
-  // Contiguous chunks of tiles per CPE.
-  auto m = mMapFor({t}, MappingAtom::Kind::Spatial, {intImm(kCpes)}, WorkerKind::Cpes, mBlock(task, loc), loc);
-  MappingAtom chunk;
-  chunk.kind = MappingAtom::Kind::Repeat;
-  chunk.dims = {simplify(ceilDiv(tiles, intImm(kCpes)))};
-  chunk.loc = loc;
-  m->mapping.atoms.push_back(std::move(chunk));
-  return m;
+  return cpeChunks({t}, simplify(ceilDiv(tiles, intImm(64))), mBlock(task, loc), loc);
 }
 
 } // namespace tk
