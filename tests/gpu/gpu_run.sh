@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# gpu_run.sh TKC LIBTKRT_CUDA SOURCE_DIR CC: runs kernels on device 0 and
-# compares them with a CPU reference (gpu_run.c). Exits 77 (skipped) when
-# there is no CUDA driver or device.
+# gpu_run.sh TKC LIBTKRT_CUDA SOURCE_DIR CC [ARGS...]: runs kernels on device 0
+# and compares them with a CPU reference (gpu_run.c; ARGS go to it, e.g.
+# --no-huge-grid). Exits 77 (skipped) when there is no CUDA driver or device.
 set -u
 TKC=$1 RT=$2 SRC=$3 CC=$4
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -20,4 +20,4 @@ done
 "$CC" -O2 -Wall -I. -I"$SRC/backends/nvptx/runtime" \
   "$HERE/gpu_run.c" elementwise.o fusion.o nn.o linalg.o matmul_simt.o matmul_tc.o launch_limits.o "$RT" -ldl -lpthread -lm \
   -o run || exit 1
-./run
+./run "${@:5}"

@@ -1,0 +1,21 @@
+// PtxStatements: PTX text -> its statements (instructions, directives,
+// labels, braces), comments removed, each with the line it starts on.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tk::cuemu {
+
+struct Statement {
+  std::string text; // without the trailing ';', whitespace collapsed to single blanks
+  int line = 0;     // 1-based
+  enum Kind { Text, Label, Open, Close } kind = Text;
+};
+
+// Splits PTX source into statements. `.section` blocks (debug information)
+// are dropped whole. Sets *error and returns {} on an unterminated comment
+// or statement.
+std::vector<Statement> splitStatements(const std::string &ptx, std::string *error);
+
+} // namespace tk::cuemu
