@@ -38,7 +38,8 @@ public:
   // (cpu: rows of softmax-like ops in one loop).
   virtual ir::KernelPtr fuseDefault(const ir::KernelPtr &k, PassContext &) const { return k; }
   // checkKernel: the target's rules for a checked kernel (cpu: where a
-  // `sync` may stand). False after reporting errors.
+  // `sync` may stand; cuda: the `sync`s shared tensors need). False after
+  // reporting errors.
   virtual bool checkKernel(const ir::Kernel &, PassContext &) const { return true; }
   // beforeVersioning / afterPartitioning: loop-IR rewrites around the
   // target-neutral VersionFullTiles and PartitionLoops (cpu: scalar

@@ -1,9 +1,11 @@
 // The cuda target's pipeline hooks (scheduler/TargetHooks.h): the
-// host/device split of every function, under the launch limits of the
-// hardware description in effect.
+// shared-memory barrier check of every kernel, and the host/device split of
+// every function, under the launch limits of the hardware description in
+// effect.
 #include "scheduler/cuda/CudaHooks.h"
 
 #include "scheduler/construct/FillHoles.h"
+#include "scheduler/cuda/CheckSharedSync.h"
 #include "scheduler/cuda/FormKernelLaunches.h"
 
 namespace tk {
@@ -27,6 +29,8 @@ LaunchLimits launchLimits(const PipelineOptions &opts) {
 class CudaHooks final : public TargetHooks {
 public:
   bool versionsLoops() const override { return false; }
+
+  bool checkKernel(const Kernel &k, PassContext &ctx) const override { return checkSharedSync(k, ctx.diags()); }
 
   std::optional<LoweredFunc> finish(LoweredFunc f, PassContext &ctx) const override {
     std::optional<LoweredFunc> launched = formKernelLaunches(f, launchLimits(ctx.options()), ctx.diags());

@@ -34,13 +34,15 @@ op cnt(Z: i32[N]) -> C: i32[N] { C[j] = Z[j]; }
 kernel k implements cnt on cuda {
   for (b) in spatial(cdiv(N, 32)) on blocks {
     shared h: i32[32];
+    for (t) in spatial(32) on threads { h[t] = 0; }
+    sync;
     for (t) in spatial(32) on threads {
       register v: i32[1];
-      h[t] = 0;
       v[0] = shfl_up(Z[b*32 + t], 1) + shfl_idx(Z[b*32 + t], t / 2);
       atomic_add(h[(t + 1) % 32], v[0]);
-      C[b*32 + t] = h[t];
     }
+    sync;
+    for (t) in spatial(32) on threads { C[b*32 + t] = h[t]; }
   }
 }
 TK

@@ -78,7 +78,7 @@ private:
     uint32_t wEpoch, rEpoch;
     uint16_t wThread, rWarp;
     uint16_t pending; // cp.async owner thread + 1, 0 = settled
-    uint8_t rMulti, pad;
+    uint8_t rMulti, wAtomic; // readers from several warps; the last write was an atomic
   };
 
   LaunchState &L;

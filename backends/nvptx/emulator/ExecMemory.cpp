@@ -119,20 +119,23 @@ void BlockRunner::sharedAccess(const Warp &w, const Instr &in, int lane, uint32_
             fmt::format("{} shared byte {} while a cp.async of thread {} is still copying into it (no "
                         "cp.async.wait_group retired its group, or no bar.sync after the wait)",
                         write ? "writes" : "reads", b, s.pending - 1));
-    if (atomic) continue; // atomics are ordered among themselves
     auto race = [&](const char *kind, const std::string &other, const char *did) {
       error(w, lane, in, kLaunchFailed,
             fmt::format("shared-memory race ({}) on byte offset {}: thread {} (warp {}) {} it, and {} {} it since "
                         "the last bar.sync; a bar.sync is missing between them",
-                        kind, b, tid, warp, write ? "writes" : "reads", other, did));
+                        kind, b, tid, warp, atomic ? "updates (atomically)" : write ? "writes" : "reads", other, did));
     };
-    if (s.wEpoch == epoch && s.wThread / 32 != warp)
-      race(write ? "write after write" : "read after write", fmt::format("thread {} of warp {}", s.wThread, s.wThread / 32), "wrote");
+    // Atomics are ordered among themselves, not with plain accesses.
+    bool otherWriter = s.wEpoch == epoch && s.wThread / 32 != warp;
+    if (otherWriter && !(atomic && s.wAtomic))
+      race(write ? "write after write" : "read after write", fmt::format("thread {} of warp {}", s.wThread, s.wThread / 32),
+           s.wAtomic ? "updated (atomically)" : "wrote");
     if (write) {
       if (s.rEpoch == epoch && (s.rMulti || s.rWarp != warp))
         race("write after read", s.rWarp != warp ? fmt::format("warp {}", s.rWarp) : std::string("another warp"), "read");
       s.wEpoch = epoch;
       s.wThread = tid;
+      s.wAtomic = atomic;
     } else if (s.rEpoch != epoch) {
       s.rEpoch = epoch;
       s.rWarp = warp;
