@@ -261,7 +261,7 @@ CUresult CUDAAPI cuFuncGetAttribute(int *value, CUfunction_attribute attrib, CUf
   case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = static_cast<int>(std::min<uint32_t>(f->kernel->maxThreads, 1024)); break;
   case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *value = static_cast<int>(f->kernel->staticShared); break;
   case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *value = static_cast<int>(f->kernel->localBytes); break;
-  case CU_FUNC_ATTRIBUTE_NUM_REGS: *value = static_cast<int>(f->kernel->regs32); break;
+  case CU_FUNC_ATTRIBUTE_NUM_REGS: *value = static_cast<int>(f->kernel->liveRegs); break;
   case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *value = f->maxDynamicShared; break;
   default: *value = 0; break;
   }

@@ -15,13 +15,13 @@ namespace tk::cuemu {
 namespace {
 
 // Resident blocks per SM and what limits them, from the SM's warps,
-// registers (allocated per warp in units of 256), shared memory and block
-// slots.
+// registers (the most live at once, allocated per warp in units of 256),
+// shared memory and block slots.
 void occupancy(const LaunchState &L, uint64_t blocks, tk_cuda_emu_stats *s) {
   const Kernel &k = *L.kernel;
   uint32_t threads = L.block[0] * L.block[1] * L.block[2];
   uint32_t warps = (threads + 31) / 32;
-  s->registers_per_thread = std::max<uint32_t>(k.regs32, 1);
+  s->registers_per_thread = std::max<uint32_t>(k.liveRegs, 1);
   s->shared_bytes_per_block = (k.staticShared + 15) / 16 * 16 + L.dynamicShared;
   struct Limit {
     uint32_t blocks;
@@ -92,8 +92,8 @@ void printStats(const tk_cuda_emu_stats &s) {
              "  global loads: {} requests, {} sectors, efficiency {:.3f}; stores: {} requests, {} sectors, "
              "efficiency {:.3f}\n"
              "  shared: {} requests, {} wavefronts for {} ideal (worst {}-way); branches {} ({} divergent)\n"
-             "  occupancy: {} registers/thread (declared), {} B shared/block, {} blocks/SM (limit: {}), theoretical "
-             "{:.2f}, achieved {:.2f}\n",
+             "  occupancy: {} registers/thread (most live at once), {} B shared/block, {} blocks/SM (limit: {}), theoretical "
+             "{:.3f}, achieved {:.3f}\n",
              s.kernel, s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1], s.block[2], s.thread_instructions,
              s.warp_instructions, byKind, s.global_load_requests, s.global_load_sectors,
              eff(s.global_load_bytes, s.global_load_sectors), s.global_store_requests, s.global_store_sectors,

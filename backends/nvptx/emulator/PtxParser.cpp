@@ -1,6 +1,7 @@
 #include "PtxParser.h"
 
 #include "PtxOpcode.h"
+#include "PtxRegisters.h"
 #include "PtxStatements.h"
 
 #include <fmt/format.h>
@@ -224,6 +225,7 @@ private:
     ret.kind = Kind::Control;
     ret.line = st[end].line;
     k.code.push_back(ret);
+    k.liveRegs = maxLiveRegisters(k);
     mod->kernels[k.name] = std::move(k);
     return end;
   }
@@ -265,12 +267,16 @@ private:
       size_t lt = n.find('<');
       if (lt == std::string::npos) {
         scopes.back()[n] = static_cast<int>(k->numSlots++);
+        k->slotUnits.push_back(static_cast<uint8_t>(units));
         k->regs32 += units;
         continue;
       }
       int count = std::atoi(n.c_str() + lt + 1);
       std::string stem = n.substr(0, lt);
-      for (int r = 0; r < count; ++r) scopes.back()[stem + std::to_string(r)] = static_cast<int>(k->numSlots++);
+      for (int r = 0; r < count; ++r) {
+        scopes.back()[stem + std::to_string(r)] = static_cast<int>(k->numSlots++);
+        k->slotUnits.push_back(static_cast<uint8_t>(units));
+      }
       k->regs32 += units * static_cast<uint32_t>(count);
     }
   }

@@ -46,8 +46,9 @@ typedef struct tk_cuda_emu_stats {
   uint32_t shared_max_ways;              /* worst single request */
   uint64_t branches, divergent_branches; /* warp-level conditional branches */
   /* Occupancy from the launch shape and the kernel's resources. Registers
-   * per thread are counted from the PTX .reg declarations (32-bit units), an
-   * upper bound on what ptxas allocates. */
+   * per thread: the most 32-bit registers live at once in the PTX (64-bit
+   * ones count 2), a lower bound on what ptxas allocates (PTX declares
+   * virtual registers; their count says little). */
   uint32_t registers_per_thread, shared_bytes_per_block;
   uint32_t blocks_per_sm;                /* resident blocks an SM can hold */
   const char *occupancy_limit;           /* "warps", "registers", "shared memory", "blocks" */
