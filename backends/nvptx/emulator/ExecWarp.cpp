@@ -24,17 +24,19 @@ void BlockRunner::shfl(Warp &w, const Instr &in, uint32_t exec, uint32_t group) 
   if (!exec) return;
   const std::vector<Operand> &o = in.ops;
   size_t a = in.pair ? 2 : 1;
-  uint32_t present = w.lanes == 32 ? ~0u : (1u << w.lanes) - 1;
   uint64_t vals[32];
   for (uint32_t m = exec; m; m &= m - 1) vals[std::countr_zero(m)] = read(w, o[a], std::countr_zero(m)) & 0xffffffffu;
   for (uint32_t m = exec; m; m &= m - 1) {
     int l = std::countr_zero(m);
     uint32_t member = static_cast<uint32_t>(read(w, o[a + 3], l));
-    if (L.checks && ((exec & ~member) || (member & present & ~exec)))
+    // The lanes of the mask that have not exited must execute it (PTX ISA:
+    // "all non-exited threads corresponding to membermask").
+    if (L.checks && ((exec & ~member) || (member & w.live & ~exec)))
       error(w, l, in, kIllegalInstruction,
             fmt::format("shfl.sync with membermask {:#010x} executed by lanes {:#010x}: every lane of the mask must "
                         "execute it together, and only they", member, exec));
-    uint32_t b = static_cast<uint32_t>(read(w, o[a + 1], l)), c = static_cast<uint32_t>(read(w, o[a + 2], l));
+    // Only b's low 5 bits count (bval[4:0] = b[4:0]).
+    uint32_t b = static_cast<uint32_t>(read(w, o[a + 1], l)) & 0x1f, c = static_cast<uint32_t>(read(w, o[a + 2], l));
     uint32_t lane = static_cast<uint32_t>(l), seg = (c >> 8) & 0x1f, clamp = c & 0x1f;
     uint32_t maxLane = (lane & seg) | (clamp & ~seg), minLane = lane & seg;
     int64_t j = lane;
