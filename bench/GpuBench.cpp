@@ -7,6 +7,7 @@
 #include "GpuApi.h"
 
 #include "matmul_simt.h"
+#include "matmul_simt_large.h"
 #include "matmul_simt_space.h"
 #include "matmul_tc.h"
 #include "nn.h"
@@ -101,7 +102,9 @@ void sgemm(int64_t M, int64_t N, int64_t K) {
   double ref = api.medianMs("cublasSgemm", 2, reps, [&] { return api.sgemm(M, N, K, A.p, B.p, R.p); });
   std::vector<float> want = R.host();
   using Fn = int (*)(const float *, const float *, float *, int64_t, int64_t, int64_t, void *);
-  for (auto [name, fn] : {std::pair<const char *, Fn>{"matmul_simt", matmul_simt}, {"matmul_simt_space", matmul_simt_space}}) {
+  for (auto [name, fn] : {std::pair<const char *, Fn>{"matmul_simt", matmul_simt},
+                          {"matmul_simt_large", matmul_simt_large},
+                          {"matmul_simt_space", matmul_simt_space}}) {
     double ms = api.medianMs(name, 2, reps, [&] { return fn(A.p, B.p, C.p, M, K, N, nullptr); });
     gemmRow("f32", M, N, K, name, ms, ref, relErr(C.host(), want));
   }
@@ -215,14 +218,17 @@ void rowOps(int64_t M, int64_t N) {
 
 int main(int argc, char **argv) {
   bool quick = false;
+  std::string sections = "gemm,bf16,skewed,conv,rows";
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--sections") && i + 1 < argc) sections = argv[++i];
     else {
-      fmt::print(stderr, "usage: tk_gpu_bench [--quick] [--reps N]\n");
+      fmt::print(stderr, "usage: tk_gpu_bench [--quick] [--reps N] [--sections gemm,bf16,skewed,conv,rows]\n");
       return 2;
     }
   }
+  auto want = [&](const char *s) { return ("," + sections + ",").find(std::string(",") + s + ",") != std::string::npos; };
   if (int s = tkrt_cuda_init(); s == TKRT_CUDA_NO_DRIVER || s == TKRT_CUDA_NO_DEVICE) {
     fmt::print("no CUDA device: skipped (tkrt_cuda_init status {}: {})\n", s,
                s == TKRT_CUDA_NO_DRIVER ? "no usable CUDA driver" : "no device 0");
@@ -235,21 +241,28 @@ int main(int argc, char **argv) {
 
   const char *gemmCols = "| dtype | MxNxK | tkc kernel | tkc ms | tkc TFLOP/s | cuBLAS ms | cuBLAS TFLOP/s | ratio | "
                          "max rel err |\n|---|---|---|---|---|---|---|---|---|";
-  header("GEMM, square (tkc vs cuBLAS)", gemmCols);
   std::vector<int64_t> square = quick ? std::vector<int64_t>{1024} : std::vector<int64_t>{1024, 2048, 4096, 8192};
-  for (int64_t n : square) sgemm(n, n, n);
-  for (int64_t n : square) gemmBf16(n, n, n);
-  header("GEMM, skewed (M x N x K)", gemmCols);
-  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{65536, 4, 1024}, {32768, 64, 2048}, {16384, 32, 1024}})
-    sgemm(m, n, k);
+  if (want("gemm") || want("bf16")) header("GEMM, square (tkc vs cuBLAS)", gemmCols);
+  if (want("gemm"))
+    for (int64_t n : square) sgemm(n, n, n);
+  if (want("bf16"))
+    for (int64_t n : square) gemmBf16(n, n, n);
+  if (want("skewed")) {
+    header("GEMM, skewed (M x N x K)", gemmCols);
+    for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{65536, 4, 1024}, {32768, 64, 2048}, {16384, 32, 1024}})
+      sgemm(m, n, k);
+  }
 
-  header("ResNet-50 convolutions, batch 8 (tkc conv2d vs cuBLAS SGEMM of the implicit-GEMM shape)",
+  if (!want("conv") && !want("rows")) return 0;
+  if (want("conv")) header("ResNet-50 convolutions, batch 8 (tkc conv2d vs cuBLAS SGEMM of the implicit-GEMM shape)",
          "| layer | NxCxHxW, C->F, RxS/stride | tkc ms | tkc TFLOP/s | cuBLAS ms | cuBLAS TFLOP/s | ratio | "
          "max rel err (256 samples) |\n|---|---|---|---|---|---|---|---|");
   std::vector<Conv> convs = {{"conv1", 8, 3, 224, 224, 64, 7, 7, 2, 3},     {"res2 3x3", 8, 64, 56, 56, 64, 3, 3, 1, 1},
                              {"res2 1x1", 8, 256, 56, 56, 64, 1, 1, 1, 0}, {"res3 3x3", 8, 128, 28, 28, 128, 3, 3, 1, 1},
                              {"res4 3x3", 8, 256, 14, 14, 256, 3, 3, 1, 1}, {"res5 3x3", 8, 512, 7, 7, 512, 3, 3, 1, 1}};
-  for (const Conv &c : quick ? std::vector<Conv>(convs.begin() + 1, convs.begin() + 2) : convs) conv(c);
+  if (want("conv"))
+    for (const Conv &c : quick ? std::vector<Conv>(convs.begin() + 1, convs.begin() + 2) : convs) conv(c);
+  if (!want("rows")) return 0;
 
   header("Row-wise ops (bandwidth = 2 x M x N x 4 bytes / time, vs a device-to-device copy of M x N floats)",
          "| kernel | MxN | ms | GB/s | copy GB/s | fraction of copy | max err (8 rows) |\n|---|---|---|---|---|---|---|");

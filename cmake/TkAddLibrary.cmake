@@ -2,7 +2,8 @@
 #
 #   tk_add_library(<name>
 #     SOURCES a.tk [b.tk ...]            # relative to CMAKE_CURRENT_SOURCE_DIR
-#     [TARGET host|x86_64|x86_64-avx2|x86_64-avx512]   # default: host
+#     [TARGET host|x86_64|x86_64-avx2|x86_64-avx512    # default: host
+#             |cuda|cuda-sm_80|cuda-sm_90|cuda-sm_90a]
 #     [OPT 0|1|2|3]                      # default: 3
 #     [INCLUDE_DIRS dir ...]             # passed as -I dir (import search path)
 #     [FLAGS flag ...])                  # any further tkc flags
@@ -15,7 +16,17 @@
 # Threads) and has the header directory in its PUBLIC include path:
 #   #include "x.h"   // int myop(const float* A, ..., int64_t M, ...);
 #
-# Needs tk::tkc and tk::tkrt (defined by tkConfig.cmake).
+# With a cuda target the objects are host code that launches the embedded PTX
+# through libtkrt_cuda.a and reference nothing of libtkrt.a, so the library
+# links tk::tkrt_cuda (libtkrt_cuda.a, tkrt_cuda.h's directory, -ldl and
+# Threads) instead of tk::tkrt; the functions take device pointers and a
+# trailing CUstream (docs/gpu.md):
+#   int myop(const float* A, ..., int64_t M, ..., void* stream);
+# tk::tkrt_cuda exists only where tk was built with its NVPTX backend.  The
+# program loads the CUDA driver at run time; TK_CUDA_DRIVER=${TK_CUDA_EMU_DRIVER}
+# runs it on tk's PTX executor (tkConfig.cmake).
+#
+# Needs tk::tkc and tk::tkrt, or tk::tkrt_cuda (defined by tkConfig.cmake).
 
 function(tk_add_library name)
   cmake_parse_arguments(PARSE_ARGV 1 TK "" "TARGET;OPT" "SOURCES;INCLUDE_DIRS;FLAGS")
@@ -36,6 +47,18 @@ function(tk_add_library name)
   endif()
   if(NOT TARGET tk::tkc OR NOT TARGET tk::tkrt)
     message(FATAL_ERROR "tk_add_library(${name}): tk::tkc / tk::tkrt missing; call find_package(tk) first")
+  endif()
+  # cuda targets: host objects that call libtkrt_cuda.a (and only it).
+  set(_runtime tk::tkrt)
+  if(TK_TARGET MATCHES "^cuda")
+    if(NOT TK_TARGET MATCHES "^cuda(-sm_80|-sm_90|-sm_90a)?$")
+      message(FATAL_ERROR "tk_add_library(${name}): unknown cuda target '${TK_TARGET}' (cuda, cuda-sm_80, cuda-sm_90 or cuda-sm_90a)")
+    endif()
+    if(NOT TARGET tk::tkrt_cuda)
+      message(FATAL_ERROR "tk_add_library(${name}): TARGET ${TK_TARGET} needs tk::tkrt_cuda (libtkrt_cuda.a), "
+        "which this tk package does not have: tk was built without its NVPTX (CUDA) backend")
+    endif()
+    set(_runtime tk::tkrt_cuda)
   endif()
 
   set(_out ${CMAKE_CURRENT_BINARY_DIR}/${name}.tk)
@@ -106,5 +129,5 @@ function(tk_add_library name)
   add_library(${name} STATIC ${_objs} ${_hdrs})
   set_target_properties(${name} PROPERTIES LINKER_LANGUAGE ${_linker_lang})
   target_include_directories(${name} PUBLIC ${_incdir})
-  target_link_libraries(${name} PUBLIC tk::tkrt)
+  target_link_libraries(${name} PUBLIC ${_runtime})
 endfunction()

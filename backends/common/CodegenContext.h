@@ -83,6 +83,10 @@ public:
   // operand. Sema admits shuffles only in cuda kernels, so only the NVPTX
   // context implements it; elsewhere it is an internal error.
   virtual llvm::Value *emitShuffle(ir::ShuffleOp op, llvm::Value *value, llvm::Value *lane);
+  // Whether `x + a * b` on floats becomes llvm.fmuladd (one rounding where
+  // the target fuses). GPUs issue a fused multiply-add at the rate of a
+  // multiply, so keeping the two apart there halves a contraction's speed.
+  virtual bool fuseMulAdd() const { return false; }
 };
 
 } // namespace tk::codegen

@@ -232,6 +232,16 @@ static llvm::Value *lowerBinary(CodegenContext &cg, const ir::ExprNode &e) {
     ScalarType t = ir::promote(x->type, y->type);
     return lowerCompare(cg, e.binOp, lowerExprAs(cg, x, t), lowerExprAs(cg, y, t), ir::isFloat(t));
   }
+  if (e.binOp == BinOp::Add && ir::isFloat(e.type) && cg.fuseMulAdd()) {
+    auto product = [&](const ir::Expr &m) {
+      return m->kind == ExprKind::Binary && m->binOp == BinOp::Mul && m->type == e.type;
+    };
+    if (product(y) || product(x)) {
+      const ir::Expr &m = product(y) ? y : x, &addend = product(y) ? x : y;
+      llvm::Value *a = lowerExprAs(cg, m->args.at(0), e.type), *b = lowerExprAs(cg, m->args.at(1), e.type);
+      return cg.b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {a->getType()}, {a, b, lowerExprAs(cg, addend, e.type)});
+    }
+  }
   return lowerArith(cg, e.binOp, lowerExprAs(cg, x, e.type), lowerExprAs(cg, y, e.type), e.type);
 }
 

@@ -17,6 +17,8 @@ public:
   llvm::Value *linearBlockIndex();
   // bar.sync 0: every thread of the block waits for the others.
   void emitBarrier();
+  // fma.rn.f32 for `acc + a * b`: the SIMT kernels' inner loops.
+  bool fuseMulAdd() const override { return true; }
 
   // Math without libdevice (docs/gpu.md gives the accuracy): sqrt and
   // rsqrt are IEEE (sqrt.rn, div.rn); exp, log, pow use the hardware's

@@ -7,21 +7,30 @@
 // `where` constraint or a negative derived extent returns status 1.
 //
 //   tk_difftest [--tkc PATH] [--libdir DIR] [--stdlib DIR] [--work DIR]
-//               [--seed N] [--trials N] [--budget N] [--target NAME]
-//               [--tkc-flag=FLAG]... FILE SYMBOL
+//               [--seed N] [--trials N] [--budget N] [--sizes N,N,...]
+//               [--target NAME] [--tkc-flag=FLAG]... FILE SYMBOL
 //
+// --sizes replaces the sizes random trials draw symbols from (ascending,
+// e.g. whole tiles: `--sizes 8,16,64,72,128`); the 1 and 2039 trials stay.
 // --tkc-flag passes FLAG to every tkc run (after the default flags), e.g.
 // `--tkc-flag=--rank=measure` or `--tkc-flag=--shape-hint=M=64`.
+// --target cuda (cuda-sm_80, ...) runs each call on device copies of the
+// buffers (CudaCall.h) through the CUDA driver that libtkrt_cuda loads:
+// libcuda.so.1, or $TK_CUDA_DRIVER (tkc's PTX executor in the ctests).
 //
 // Exit status: 0 = every check passed, 1 = a check failed, 2 = setup failed
 // (usage, frontend or compile error, missing symbol).
 #include "frontend/Frontend.h"
 #include "tests/e2e/Compare.h"
+#include "tests/e2e/CudaCall.h"
 #include "tests/e2e/NativeOp.h"
 #include "tests/e2e/ShapeSampler.h"
 
+#include <algorithm>
+#include <functional>
 #include <iostream>
 #include <random>
+#include <sstream>
 
 using namespace tk;
 
@@ -34,7 +43,27 @@ struct Options {
   uint64_t seed = 1;
   int randomTrials = 4;
   double budget = 1e5;
+  std::vector<int64_t> sizes; // empty: ShapeSampler's default set
 };
+
+// "8,16,64" -> {8, 16, 64}; false unless every entry is a positive integer.
+bool parseSizes(const std::string &list, std::vector<int64_t> &out) {
+  std::stringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    size_t used = 0;
+    int64_t v = 0;
+    try {
+      v = std::stoll(item, &used);
+    } catch (const std::exception &) {
+      return false;
+    }
+    if (used != item.size() || v < 1) return false;
+    out.push_back(v);
+  }
+  std::sort(out.begin(), out.end());
+  return !out.empty();
+}
 
 bool parseOptions(int argc, char **argv, Options &o) {
   o.compile.tkc = TK_DIFFTEST_TKC;
@@ -52,7 +81,9 @@ bool parseOptions(int argc, char **argv, Options &o) {
     else if (a == "--seed") o.seed = std::stoull(value());
     else if (a == "--trials") o.randomTrials = std::stoi(value());
     else if (a == "--budget") o.budget = std::stod(value());
-    else if (a == "--target") o.compile.tkcFlags[1] = "--target=" + value();
+    else if (a == "--sizes") {
+      if (!parseSizes(value(), o.sizes)) return false;
+    } else if (a == "--target") o.compile.tkcFlags[1] = "--target=" + value();
     else if (a.rfind("--tkc-flag=", 0) == 0) o.compile.tkcFlags.push_back(a.substr(11));
     else if (a == "--tkc-flag") o.compile.tkcFlags.push_back(value());
     else if (!a.empty() && a[0] == '-') return false;
@@ -81,8 +112,18 @@ size_t elementCount(const std::vector<int64_t> &shape) {
 
 enum class Outcome { Pass, Fail, Skip };
 
+// How a trial calls the export: on the host buffers directly, or (cuda
+// targets) on device copies of them (CudaCall.h).
+using Caller = std::function<e2e::CallResult(std::map<std::string, e2e::TensorBuffer *> &, const ir::InterpArgs &)>;
+
+// "returned status 3" or "synchronizing after the call failed with status 7".
+std::string describeStatus(const e2e::CallResult &r) {
+  if (r.failedStep.empty()) return "returned status " + std::to_string(r.status);
+  return r.failedStep + " failed with status " + std::to_string(r.status);
+}
+
 // One call on the shapes in `args`: returns Pass/Fail after printing why.
-Outcome runTrial(void *fn, const ir::Op &op, ir::InterpArgs args, bool hasRequires, std::mt19937_64 &rng) {
+Outcome runTrial(const Caller &call, const ir::Op &op, ir::InterpArgs args, bool hasRequires, std::mt19937_64 &rng) {
   std::string what = e2e::describeArgs(op, args);
   ir::InterpResult shapes = ir::computeShapes(op, args);
   std::map<std::string, std::unique_ptr<e2e::TensorBuffer>> owned;
@@ -101,13 +142,13 @@ Outcome runTrial(void *fn, const ir::Op &op, ir::InterpArgs args, bool hasRequir
   for (auto &[name, b] : owned) buffers[name] = b.get();
 
   ir::InterpResult ref = ir::interpret(op, args);
-  int status = e2e::callExport(fn, op, buffers, args);
-  if (status == 2 && hasRequires) {
+  e2e::CallResult called = call(buffers, args);
+  if (called.status == 2 && called.failedStep.empty() && hasRequires) {
     std::cout << "  skip  " << what << ": kernel `require` not met (status 2)\n";
     return Outcome::Skip;
   }
-  if (status != 0) {
-    std::cout << "  FAIL  " << what << ": returned status " << status << ", expected 0\n";
+  if (called.status != 0) {
+    std::cout << "  FAIL  " << what << ": " << describeStatus(called) << ", expected 0\n";
     return Outcome::Fail;
   }
   bool ok = true;
@@ -143,7 +184,7 @@ Outcome runTrial(void *fn, const ir::Op &op, ir::InterpArgs args, bool hasRequir
 
 // A violated `where` or a negative derived extent must return 1 without
 // touching memory (null buffers).
-Outcome checkRejected(void *fn, const ir::Op &op, e2e::Violation kind, std::mt19937_64 &rng) {
+Outcome checkRejected(const Caller &call, const ir::Op &op, e2e::Violation kind, std::mt19937_64 &rng) {
   std::optional<ir::InterpArgs> bad = e2e::sampleViolating(op, kind, rng);
   if (!bad) return Outcome::Skip;
   ir::InterpResult r = ir::computeShapes(op, *bad);
@@ -151,10 +192,10 @@ Outcome checkRejected(void *fn, const ir::Op &op, e2e::Violation kind, std::mt19
   for (const ir::Param &p : op.inputs)
     if (!p.isScalar()) nulls[p.name] = nullptr;
   for (const ir::TensorPtr &t : op.outputs) nulls[t->name] = nullptr;
-  int status = e2e::callExport(fn, op, nulls, *bad);
+  e2e::CallResult called = call(nulls, *bad);
   std::string what = e2e::describeArgs(op, *bad) + " (" + r.message + ")";
-  if (status != 1) {
-    std::cout << "  FAIL  " << what << ": returned status " << status << ", expected 1\n";
+  if (called.status != 1 || !called.failedStep.empty()) {
+    std::cout << "  FAIL  " << what << ": " << describeStatus(called) << ", expected 1\n";
     return Outcome::Fail;
   }
   std::cout << "  ok    " << what << ": status 1\n";
@@ -167,7 +208,7 @@ int main(int argc, char **argv) {
   Options o;
   if (!parseOptions(argc, argv, o)) {
     std::cerr << "usage: tk_difftest [--tkc PATH] [--libdir DIR] [--stdlib DIR] [--work DIR] [--seed N]"
-                 " [--trials N] [--budget N] [--target NAME] [--tkc-flag=FLAG]... FILE SYMBOL\n";
+                 " [--trials N] [--budget N] [--sizes N,N,...] [--target NAME] [--tkc-flag=FLAG]... FILE SYMBOL\n";
     return 2;
   }
   SourceManager sm;
@@ -200,6 +241,17 @@ int main(int argc, char **argv) {
     return 2;
   }
   const ir::Op &op = *exp->op;
+  // A cuda target's export takes device pointers: the trials' host buffers
+  // are copied to and from the device around each call.
+  std::unique_ptr<e2e::CudaDevice> device;
+  if (fo.target == ir::TargetFamily::Cuda && !(device = e2e::CudaDevice::bind(*lib, &error))) {
+    std::cerr << "tk_difftest: " << error;
+    return 2;
+  }
+  Caller call = [&](std::map<std::string, e2e::TensorBuffer *> &buffers, const ir::InterpArgs &args) {
+    if (device) return device->call(fn, op, buffers, args);
+    return e2e::CallResult{e2e::callExport(fn, op, buffers, args), ""};
+  };
   bool hasRequires = exp->kernel && !exp->kernel->requires_.empty();
 
   std::vector<e2e::SampleRequest> requests;
@@ -213,7 +265,10 @@ int main(int argc, char **argv) {
     requests.push_back(prime);
   }
   for (int i = 0; i < o.randomTrials; ++i) requests.push_back({});
-  for (e2e::SampleRequest &r : requests) r.workBudget = o.budget;
+  for (e2e::SampleRequest &r : requests) {
+    r.workBudget = o.budget;
+    r.sizes = o.sizes;
+  }
 
   std::mt19937_64 rng(o.seed);
   int passed = 0, failed = 0, skipped = 0;
@@ -229,10 +284,10 @@ int main(int argc, char **argv) {
       count(Outcome::Skip);
       continue;
     }
-    count(runTrial(fn, op, *args, hasRequires, rng));
+    count(runTrial(call, op, *args, hasRequires, rng));
   }
-  count(checkRejected(fn, op, e2e::Violation::Where, rng));
-  count(checkRejected(fn, op, e2e::Violation::NegativeExtent, rng));
+  count(checkRejected(call, op, e2e::Violation::Where, rng));
+  count(checkRejected(call, op, e2e::Violation::NegativeExtent, rng));
   std::cout << passed << " passed, " << failed << " failed, " << skipped << " skipped\n";
   return failed ? 1 : passed ? 0 : 1;
 }

@@ -89,7 +89,7 @@ std::unique_ptr<NativeLibrary> NativeLibrary::build(const std::string &file, con
   std::string stem = fs::path(file).stem().string();
   std::string obj = (fs::path(cfg.workDir) / (stem + ".o")).string();
   std::string lib = (fs::path(cfg.workDir) / ("lib" + stem + ".so")).string();
-  bool sunway = false;
+  bool sunway = false, cuda = isCudaTarget(cfg.tkcFlags);
   std::string cmd = shellQuote(cfg.tkc);
   for (const std::string &f : cfg.tkcFlags) {
     cmd += " " + shellQuote(f);
@@ -108,6 +108,15 @@ std::unique_ptr<NativeLibrary> NativeLibrary::build(const std::string &file, con
            " TK_SWGCC=" + shellQuote((bin / "tk-swgcc").string()) + " 'CFLAGS=-O2 -Wall -Wextra -Werror'";
     link = shellQuote(cfg.cc) + " -shared -Wl,--whole-archive " + shellQuote(dir + "/lib" + stem + ".a") +
            " -Wl,--no-whole-archive -o " + shellQuote(lib) + " -lm -lpthread";
+  } else if (cuda) {
+    // The host object calls tkrt_cuda_launch_kernel/alloc/free (the driver
+    // is dlopened at run time, hence -ldl). The whole archive goes in so the
+    // library also exports the copy and synchronize functions the caller
+    // needs: kernels and caller then share one tkrt_cuda and one context.
+    cmd += " --emit=obj " + shellQuote(file) + " -o " + shellQuote(obj);
+    link = shellQuote(cfg.cc) + " -shared " + shellQuote(obj) + " -Wl,--whole-archive " +
+           shellQuote((fs::path(cfg.runtimeLibDir) / "libtkrt_cuda.a").string()) + " -Wl,--no-whole-archive -o " +
+           shellQuote(lib) + " -ldl -lpthread";
   } else {
     cmd += " --emit=obj " + shellQuote(file) + " -o " + shellQuote(obj);
     link = shellQuote(cfg.cc) + " -shared " + shellQuote(obj) + " -o " + shellQuote(lib) + " -L" +
@@ -184,7 +193,7 @@ void TensorBuffer::fillNaN() {
     store(std::vector<double>(count_, NAN));
     return;
   }
-  std::memset(data(), 0x5A, count_ * static_cast<size_t>(ir::scalarTypeBytes(dtype_)));
+  std::memset(data(), 0x5A, bytes());
 }
 
 std::vector<double> TensorBuffer::load() const {
@@ -226,14 +235,26 @@ std::vector<double> TensorBuffer::load() const {
 }
 
 bool TensorBuffer::guardsIntact() const {
-  size_t bytes = count_ * static_cast<size_t>(ir::scalarTypeBytes(dtype_));
   for (size_t i = 0; i < kGuard; ++i)
-    if (base_[i] != 0xA5 || base_[kGuard + bytes + i] != 0xA5) return false;
+    if (base_[i] != 0xA5 || base_[kGuard + bytes() + i] != 0xA5) return false;
   return true;
+}
+
+bool isCudaTarget(const std::vector<std::string> &tkcFlags) {
+  for (const std::string &f : tkcFlags)
+    if (f.rfind("--target=cuda", 0) == 0) return true;
+  return false;
 }
 
 int callExport(void *fn, const ir::Op &op, std::map<std::string, TensorBuffer *> &buffers,
                const ir::InterpArgs &args) {
+  TensorAddresses tensors;
+  for (auto &[name, b] : buffers) tensors[name] = b ? b->data() : nullptr;
+  return callExport(fn, op, tensors, args);
+}
+
+int callExport(void *fn, const ir::Op &op, const TensorAddresses &tensors, const ir::InterpArgs &args,
+               bool cudaStream) {
   std::array<int64_t, 16> ints{};
   std::array<double, 8> sse{};
   size_t ni = 0, ns = 0;
@@ -242,9 +263,9 @@ int callExport(void *fn, const ir::Op &op, std::map<std::string, TensorBuffer *>
     ints[ni++] = v;
   };
   auto pushTensor = [&](const std::string &name) {
-    auto it = buffers.find(name);
-    if (it == buffers.end()) throw std::invalid_argument("callExport: no buffer for " + name);
-    pushInt(it->second ? reinterpret_cast<int64_t>(it->second->data()) : 0);
+    auto it = tensors.find(name);
+    if (it == tensors.end()) throw std::invalid_argument("callExport: no buffer for " + name);
+    pushInt(reinterpret_cast<int64_t>(it->second));
   };
   for (const ir::Param &p : op.inputs) {
     if (!p.isScalar()) {
@@ -265,6 +286,7 @@ int callExport(void *fn, const ir::Op &op, std::map<std::string, TensorBuffer *>
   }
   for (const ir::TensorPtr &t : op.outputs) pushTensor(t->name);
   for (const std::string &s : op.symbols) pushInt(args.symbols.at(s));
+  if (cudaStream) pushInt(0); // the default stream
 
   using Trampoline = int (*)(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                              int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, double, double,

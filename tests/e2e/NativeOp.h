@@ -5,12 +5,15 @@
 //
 // Calling convention. An exported function takes, in order: the op's inputs
 // (tensors as pointers, scalar parameters by value), its outputs (pointers)
-// and its shape symbols (int64_t), and returns an int status. On x86-64
-// System V every pointer and integer argument is INTEGER class (rdi, rsi, rdx,
-// rcx, r8, r9, then stack slots in order) and every f32/f64 argument is SSE
-// class (xmm0..xmm7), and the two classes are assigned independently. An
-// f16 or bf16 scalar is a uint16_t bit pattern (docs/abi.md), so it is
-// INTEGER class too, in its place among the pointers and integers.
+// and its shape symbols (int64_t), and returns an int status. For a cuda
+// target the tensor pointers are device pointers and a `void *stream`
+// follows the symbols (docs/abi.md); CudaCall.h makes the device copies.
+// On x86-64 System V every pointer and integer argument is INTEGER class
+// (rdi, rsi, rdx, rcx, r8, r9, then stack slots in order) and every f32/f64
+// argument is SSE class (xmm0..xmm7), and the two classes are assigned
+// independently. An f16 or bf16 scalar is a uint16_t bit pattern
+// (docs/abi.md), so it is INTEGER class too, in its place among the
+// pointers and integers (the stream likewise).
 // So any such function can be called through the single pointer type
 // `int(int64_t x 16, double x 8)`: integer arguments (f16/bf16 bit patterns
 // included, zero-extended) go, in their relative order, into the 16 integer
@@ -48,6 +51,9 @@ public:
   // With a --target=sunway... flag: `tkc <flags> file -o work/<stem>.sunway/`,
   // `make TK_EMULATE=1` there (tk-sw5cc next to tkc, -Werror), and the
   // resulting lib<stem>.a, emulator included, linked whole into the object.
+  // With a --target=cuda... flag the object is linked with the whole of
+  // <libdir>/libtkrt_cuda.a (-ldl -lpthread), so the library also exports
+  // tkrt_cuda's allocation and copy functions (CudaCall.h).
   // Returns null with *error set (including the tool's output) on failure.
   static std::unique_ptr<NativeLibrary> build(const std::string &file, const CompileConfig &cfg,
                                               std::string *error);
@@ -68,7 +74,9 @@ class TensorBuffer {
 public:
   TensorBuffer(ir::ScalarType dtype, size_t count);
   void *data() { return base_ + kGuard; }
+  const void *data() const { return base_ + kGuard; }
   size_t count() const { return count_; }
+  size_t bytes() const { return count_ * static_cast<size_t>(ir::scalarTypeBytes(dtype_)); }
   void store(const std::vector<double> &values); // rounds to the dtype
   void fillNaN();                                // marks "never written" (integers: a fixed pattern)
   std::vector<double> load() const;
@@ -82,11 +90,23 @@ private:
   unsigned char *base_;
 };
 
-// Calls `fn`, an exported function with the ABI of `op`, on the given
-// buffers (by tensor name; inputs and outputs) and the symbol and scalar
-// values in `args`. Throws std::invalid_argument when a buffer is missing or
-// the argument list exceeds the register limits described above. A null
-// buffer entry passes a null pointer (for calls that must fail early).
+// True for tkc flags naming a cuda target (--target=cuda, cuda-sm_80, ...).
+bool isCudaTarget(const std::vector<std::string> &tkcFlags);
+
+// The address passed for each tensor argument, by tensor name: host memory
+// or, for a cuda target, device memory. Null passes a null pointer (for
+// calls that must fail early).
+using TensorAddresses = std::map<std::string, void *>;
+
+// Calls `fn`, an exported function with the ABI of `op`, with the given
+// tensor addresses (inputs and outputs) and the symbol and scalar values in
+// `args`; with `cudaStream` a null stream follows the symbols (the default
+// stream). Throws std::invalid_argument when an address is missing or the
+// argument list exceeds the register limits described above.
+int callExport(void *fn, const ir::Op &op, const TensorAddresses &tensors, const ir::InterpArgs &args,
+               bool cudaStream = false);
+
+// The same on host buffers (a null entry passes a null pointer).
 int callExport(void *fn, const ir::Op &op, std::map<std::string, TensorBuffer *> &buffers,
                const ir::InterpArgs &args);
 

@@ -22,14 +22,16 @@ void drawScalars(const ir::Op &op, std::mt19937_64 &rng, int64_t lo, int64_t hi,
 } // namespace
 
 std::optional<ir::InterpArgs> sampleValid(const ir::Op &op, const SampleRequest &req, std::mt19937_64 &rng) {
-  std::uniform_int_distribution<size_t> sizeIdx(0, std::size(kSizes) - 1);
+  std::vector<int64_t> sizes = req.sizes;
+  if (sizes.empty()) sizes.assign(std::begin(kSizes), std::end(kSizes));
+  std::uniform_int_distribution<size_t> sizeIdx(0, sizes.size() - 1);
   for (int draw = 0; draw < kMaxDraws; ++draw) {
     ir::InterpArgs args;
     double work = 1;
     // Later draws favour small sizes so tight budgets still find a sample.
-    size_t cap = std::size(kSizes) - 1 - std::min<size_t>(std::size(kSizes) - 2, draw / 200);
+    size_t cap = sizes.size() - 1 - std::min<size_t>(sizes.size() > 1 ? sizes.size() - 2 : 0, draw / 200);
     for (const std::string &s : op.symbols) {
-      int64_t v = req.allOnes ? 1 : kSizes[std::min(sizeIdx(rng), cap)];
+      int64_t v = req.allOnes ? 1 : sizes[std::min(sizeIdx(rng), cap)];
       if (s == req.forcedSymbol) v = req.forcedValue;
       args.symbols[s] = v;
       work *= static_cast<double>(v);

@@ -8,6 +8,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace tk::e2e {
 
@@ -19,13 +20,17 @@ struct SampleRequest {
   // Upper bound on the product of all symbol values, a proxy for the work
   // the reference interpreter does (M*K*N for matmul, N*C*H*W*F*R*S for conv).
   double workBudget = 1e5;
+  // The sizes random symbols are drawn from, ascending; empty: the default
+  // set below. Whole tiles (multiples of 8, 64) take a kernel's full-tile
+  // and aligned vector paths, which the default set's odd sizes mostly avoid.
+  std::vector<int64_t> sizes;
 };
 
 // Draws values satisfying every `where` constraint with non-negative derived
 // extents and a non-empty first output, by rejection sampling; nullopt when
 // none was found in a few thousand draws. Symbols come from {1, 2, 3, 4, 5,
-// 7, 8, 9, 13, 16, 17, 31, 33, 63, 65, 127}; integer scalars from 0..3;
-// float scalars uniformly from [1e-3, 0.5].
+// 7, 8, 9, 13, 16, 17, 31, 33, 63, 65, 127} (or req.sizes); integer scalars
+// from 0..3; float scalars uniformly from [1e-3, 0.5].
 std::optional<ir::InterpArgs> sampleValid(const ir::Op &op, const SampleRequest &req, std::mt19937_64 &rng);
 
 // What makes a call fail with status 1 (docs/abi.md).

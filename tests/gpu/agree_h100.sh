@@ -27,6 +27,7 @@ awk -F'\t' '
   function module(c) {
     if (c ~ /^matmul [0-9]/) return "linalg"
     if (c ~ /^matmul_simt /) return "matmul_simt"
+    if (c ~ /^matmul_simt_large /) return "matmul_simt_large"
     if (c ~ /^matmul_(f16|bf16) /) return "matmul_tc"
     if (c == "softmax") return "nn"
     if (c == "gelu" || c == "vtanh" || c == "vexp") return "elementwise"

@@ -13,7 +13,7 @@ OUT=$(cd "$2" && pwd)
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 TKC=$BUILD/bin/tkc
 cd "$OUT"
-for f in std/elementwise std/nn std/linalg gpu/matmul_simt gpu/matmul_tc; do
+for f in std/elementwise std/nn std/linalg gpu/matmul_simt gpu/matmul_simt_large gpu/matmul_tc; do
   b=$(basename $f)
   "$TKC" "$SRC/stdlib/$f.tk" --target=cuda -o $b.o
   "$TKC" "$SRC/stdlib/$f.tk" --target=cuda --emit=header -o $b.h
@@ -23,7 +23,7 @@ done
 "$TKC" "$SRC/tests/gpu/launch_limits.tk" --target=cuda -o launch_limits.o
 "$TKC" "$SRC/tests/gpu/launch_limits.tk" --target=cuda --emit=header -o launch_limits.h
 cc -O2 -Wall -I. -I"$SRC/backends/nvptx/runtime" "$SRC/tests/gpu/gpu_run.c" \
-  elementwise.o fusion.o nn.o linalg.o matmul_simt.o matmul_tc.o launch_limits.o \
+  elementwise.o fusion.o nn.o linalg.o matmul_simt.o matmul_simt_large.o matmul_tc.o launch_limits.o \
   "$BUILD/lib/libtkrt_cuda.a" -ldl -lpthread -lm -o gpu_run
 rm -f ./*.o ./*.h
 # The custom-operator suite, CPU against cuda (ops_run.c).

@@ -6,6 +6,7 @@
 #include "launch_limits.h"
 #include "linalg.h"
 #include "matmul_simt.h"
+#include "matmul_simt_large.h"
 #include "matmul_tc.h"
 #include "nn.h"
 #include "output_hash.h"
@@ -77,6 +78,9 @@ static void test_matmul(int64_t M, int64_t K, int64_t N) {
   compare(what, dC, ref, (size_t)(M * N), 1e-4);
   check_status("matmul_simt", matmul_simt(dA, dB, dC, M, K, N, NULL));
   snprintf(what, sizeof what, "matmul_simt %ldx%ldx%ld", (long)M, (long)K, (long)N);
+  compare(what, dC, ref, (size_t)(M * N), 1e-4);
+  check_status("matmul_simt_large", matmul_simt_large(dA, dB, dC, M, K, N, NULL));
+  snprintf(what, sizeof what, "matmul_simt_large %ldx%ldx%ld", (long)M, (long)K, (long)N);
   compare(what, dC, ref, (size_t)(M * N), 1e-4);
   tkrt_cuda_free(dA, NULL);
   tkrt_cuda_free(dB, NULL);

@@ -8,7 +8,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 1
-for f in std/elementwise std/nn std/linalg gpu/matmul_simt gpu/matmul_tc; do
+for f in std/elementwise std/nn std/linalg gpu/matmul_simt gpu/matmul_simt_large gpu/matmul_tc; do
   b=$(basename $f)
   "$TKC" "$SRC/stdlib/$f.tk" --target=cuda -o $b.o || exit 1
   "$TKC" "$SRC/stdlib/$f.tk" --target=cuda --emit=header -o $b.h || exit 1
@@ -18,6 +18,6 @@ done
 "$TKC" "$HERE/launch_limits.tk" --target=cuda -o launch_limits.o || exit 1
 "$TKC" "$HERE/launch_limits.tk" --target=cuda --emit=header -o launch_limits.h || exit 1
 "$CC" -O2 -Wall -I. -I"$SRC/backends/nvptx/runtime" \
-  "$HERE/gpu_run.c" elementwise.o fusion.o nn.o linalg.o matmul_simt.o matmul_tc.o launch_limits.o "$RT" -ldl -lpthread -lm \
+  "$HERE/gpu_run.c" elementwise.o fusion.o nn.o linalg.o matmul_simt.o matmul_simt_large.o matmul_tc.o launch_limits.o "$RT" -ldl -lpthread -lm \
   -o run || exit 1
 ./run "${@:5}"
