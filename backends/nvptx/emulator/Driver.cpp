@@ -5,11 +5,10 @@
 // launch returns its CUresult and is also reported, once, by the next
 // synchronize call, with its message on stderr and in
 // tk_cuda_emu_last_error().
+#include "DriverState.h"
 #include "Launch.h"
 #include "PtxParser.h"
-#include "tk_cuda_emu_device.h"
 
-#include <cuda.h>
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -21,35 +20,12 @@
 
 using namespace tk::cuemu;
 
-namespace {
-
-struct Function {
-  const Kernel *kernel = nullptr;
-  int maxDynamicShared = spec::kSharedDefaultPerBlock;
-};
-
-struct ModuleObj {
-  Module module;
-  std::map<std::string, Function> functions;
-};
-
-struct State {
-  DeviceMemory memory;
-  std::mutex lock; // guards what follows
-  bool initialized = false, stats = false, checks = true;
-  int threads = 1;
-  int pending = 0; // error of a failed launch, reported by the next synchronize
-  std::string lastError;
-  tk_cuda_emu_stats lastStats{};
-  bool haveStats = false;
-};
+namespace tk::cuemu {
 
 State &state() {
   static State s;
   return s;
 }
-
-int context = 1; // the one context's handle points here
 
 CUresult fail(CUresult code, const std::string &message) {
   State &s = state();
@@ -61,11 +37,10 @@ CUresult fail(CUresult code, const std::string &message) {
   return code;
 }
 
-#define REQUIRE_INIT()                                                                                                 \
-  do {                                                                                                                 \
-    if (!state().initialized) return CUDA_ERROR_NOT_INITIALIZED;                                                       \
-  } while (0)
+} // namespace tk::cuemu
 
+namespace {
+int context = 1; // the one context's handle points here
 } // namespace
 
 extern "C" {
@@ -106,14 +81,14 @@ CUresult CUDAAPI cuDriverGetVersion(int *version) {
 }
 
 CUresult CUDAAPI cuDeviceGetCount(int *count) {
-  REQUIRE_INIT();
+  TK_EMU_REQUIRE_INIT();
   if (!count) return CUDA_ERROR_INVALID_VALUE;
   *count = 1;
   return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal) {
-  REQUIRE_INIT();
+  TK_EMU_REQUIRE_INIT();
   if (!device) return CUDA_ERROR_INVALID_VALUE;
   if (ordinal != 0) return CUDA_ERROR_INVALID_DEVICE;
   *device = 0;
@@ -121,7 +96,7 @@ CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal) {
 }
 
 CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice dev) {
-  REQUIRE_INIT();
+  TK_EMU_REQUIRE_INIT();
   if (!name || len <= 0) return CUDA_ERROR_INVALID_VALUE;
   if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
   std::snprintf(name, static_cast<size_t>(len), "%s", spec::kName);
@@ -129,7 +104,7 @@ CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice dev) {
 }
 
 CUresult CUDAAPI cuDeviceTotalMem(size_t *bytes, CUdevice dev) {
-  REQUIRE_INIT();
+  TK_EMU_REQUIRE_INIT();
   if (!bytes) return CUDA_ERROR_INVALID_VALUE;
   if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
   *bytes = size_t{16} << 30; // what the executor lets a program assume; allocations are host memory
@@ -137,7 +112,7 @@ CUresult CUDAAPI cuDeviceTotalMem(size_t *bytes, CUdevice dev) {
 }
 
 CUresult CUDAAPI cuDeviceGetAttribute(int *value, CUdevice_attribute attrib, CUdevice dev) {
-  REQUIRE_INIT();
+  TK_EMU_REQUIRE_INIT();
   if (!value) return CUDA_ERROR_INVALID_VALUE;
   if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
   switch (attrib) {
@@ -164,7 +139,7 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *value, CUdevice_attribute attrib, CUd
 }
 
 CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev) {
-  REQUIRE_INIT();
+  TK_EMU_REQUIRE_INIT();
   if (!ctx) return CUDA_ERROR_INVALID_VALUE;
   if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
   *ctx = reinterpret_cast<CUcontext>(&context);
@@ -174,19 +149,19 @@ CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev) {
 CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev) { return dev == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE; }
 
 CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx) {
-  REQUIRE_INIT();
+  TK_EMU_REQUIRE_INIT();
   return !ctx || ctx == reinterpret_cast<CUcontext>(&context) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }
 
 CUresult CUDAAPI cuCtxGetCurrent(CUcontext *ctx) {
-  REQUIRE_INIT();
+  TK_EMU_REQUIRE_INIT();
   if (!ctx) return CUDA_ERROR_INVALID_VALUE;
   *ctx = reinterpret_cast<CUcontext>(&context);
   return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuCtxSynchronize(void) {
-  REQUIRE_INIT();
+  TK_EMU_REQUIRE_INIT();
   State &s = state();
   std::lock_guard<std::mutex> g(s.lock);
   int p = s.pending;
@@ -197,7 +172,7 @@ CUresult CUDAAPI cuCtxSynchronize(void) {
 CUresult CUDAAPI cuStreamSynchronize(CUstream) { return cuCtxSynchronize(); }
 
 CUresult CUDAAPI cuStreamCreate(CUstream *stream, unsigned int) {
-  REQUIRE_INIT();
+  TK_EMU_REQUIRE_INIT();
   if (!stream) return CUDA_ERROR_INVALID_VALUE;
   *stream = reinterpret_cast<CUstream>(new int(0));
   return CUDA_SUCCESS;
@@ -209,7 +184,7 @@ CUresult CUDAAPI cuStreamDestroy(CUstream stream) {
 }
 
 CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image) {
-  REQUIRE_INIT();
+  TK_EMU_REQUIRE_INIT();
   if (!module || !image) return CUDA_ERROR_INVALID_VALUE;
   auto m = std::make_unique<ModuleObj>();
   std::string error;
@@ -234,7 +209,7 @@ CUresult CUDAAPI cuModuleUnload(CUmodule module) {
 }
 
 CUresult CUDAAPI cuModuleGetFunction(CUfunction *fn, CUmodule module, const char *name) {
-  REQUIRE_INIT();
+  TK_EMU_REQUIRE_INIT();
   auto *m = reinterpret_cast<ModuleObj *>(module);
   if (!fn || !m || !name) return CUDA_ERROR_INVALID_VALUE;
   auto it = m->functions.find(name);
@@ -270,7 +245,7 @@ CUresult CUDAAPI cuFuncGetAttribute(int *value, CUfunction_attribute attrib, CUf
 
 CUresult CUDAAPI cuLaunchKernel(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                                 unsigned bz, unsigned sharedBytes, CUstream, void **params, void **extra) {
-  REQUIRE_INIT();
+  TK_EMU_REQUIRE_INIT();
   auto *f = reinterpret_cast<Function *>(fn);
   if (!f) return CUDA_ERROR_INVALID_HANDLE;
   const Kernel &k = *f->kernel;
@@ -318,116 +293,6 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction fn, unsigned gx, unsigned gy, unsigne
   }
   if (s.stats) printStats(stats);
   return code ? fail(static_cast<CUresult>(code), L.error) : CUDA_SUCCESS;
-}
-
-CUresult CUDAAPI cuMemAlloc(CUdeviceptr *p, size_t bytes) {
-  REQUIRE_INIT();
-  if (!p) return CUDA_ERROR_INVALID_VALUE;
-  void *m = state().memory.allocate(bytes);
-  if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
-  *p = reinterpret_cast<CUdeviceptr>(m);
-  return CUDA_SUCCESS;
-}
-
-CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *p, size_t bytes, CUstream) { return cuMemAlloc(p, bytes); }
-
-CUresult CUDAAPI cuMemFree(CUdeviceptr p) {
-  REQUIRE_INIT();
-  if (!p) return CUDA_SUCCESS;
-  return state().memory.release(reinterpret_cast<void *>(p)) ? CUDA_SUCCESS
-                                                             : fail(CUDA_ERROR_INVALID_VALUE, fmt::format("cuMemFree of {:#x}, which is not an allocation", p));
-}
-
-CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr p, CUstream) { return cuMemFree(p); }
-
-namespace {
-CUresult checkRange(const char *what, CUdeviceptr p, size_t bytes) {
-  if (bytes == 0 || state().memory.contains(p, bytes)) return CUDA_SUCCESS;
-  return fail(CUDA_ERROR_INVALID_VALUE, fmt::format("{} of {} bytes at {:#x}: not inside one device allocation", what, bytes, p));
-}
-} // namespace
-
-CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t bytes) {
-  REQUIRE_INIT();
-  if (CUresult r = checkRange("cuMemcpyHtoD", dst, bytes)) return r;
-  if (bytes) std::memcpy(reinterpret_cast<void *>(dst), src, bytes);
-  return CUDA_SUCCESS;
-}
-
-CUresult CUDAAPI cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t bytes) {
-  REQUIRE_INIT();
-  if (CUresult r = checkRange("cuMemcpyDtoH", src, bytes)) return r;
-  if (bytes) std::memcpy(dst, reinterpret_cast<const void *>(src), bytes);
-  return CUDA_SUCCESS;
-}
-
-CUresult CUDAAPI cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
-  REQUIRE_INIT();
-  if (CUresult r = checkRange("cuMemcpyDtoD", dst, bytes)) return r;
-  if (CUresult r = checkRange("cuMemcpyDtoD", src, bytes)) return r;
-  if (bytes) std::memmove(reinterpret_cast<void *>(dst), reinterpret_cast<const void *>(src), bytes);
-  return CUDA_SUCCESS;
-}
-
-CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t bytes, CUstream) { return cuMemcpyHtoD(dst, src, bytes); }
-CUresult CUDAAPI cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes, CUstream) { return cuMemcpyDtoH(dst, src, bytes); }
-CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream) { return cuMemcpyDtoD(dst, src, bytes); }
-
-CUresult CUDAAPI cuMemsetD8(CUdeviceptr dst, unsigned char v, size_t n) {
-  REQUIRE_INIT();
-  if (CUresult r = checkRange("cuMemsetD8", dst, n)) return r;
-  if (n) std::memset(reinterpret_cast<void *>(dst), v, n);
-  return CUDA_SUCCESS;
-}
-
-CUresult CUDAAPI cuMemsetD32(CUdeviceptr dst, unsigned int v, size_t n) {
-  REQUIRE_INIT();
-  if (CUresult r = checkRange("cuMemsetD32", dst, n * 4)) return r;
-  auto *p = reinterpret_cast<unsigned int *>(dst);
-  for (size_t i = 0; i < n; ++i) p[i] = v;
-  return CUDA_SUCCESS;
-}
-
-CUresult CUDAAPI cuGetErrorName(CUresult error, const char **str) {
-  if (!str) return CUDA_ERROR_INVALID_VALUE;
-  switch (error) {
-  case CUDA_SUCCESS: *str = "CUDA_SUCCESS"; break;
-  case CUDA_ERROR_INVALID_VALUE: *str = "CUDA_ERROR_INVALID_VALUE"; break;
-  case CUDA_ERROR_OUT_OF_MEMORY: *str = "CUDA_ERROR_OUT_OF_MEMORY"; break;
-  case CUDA_ERROR_NOT_INITIALIZED: *str = "CUDA_ERROR_NOT_INITIALIZED"; break;
-  case CUDA_ERROR_INVALID_DEVICE: *str = "CUDA_ERROR_INVALID_DEVICE"; break;
-  case CUDA_ERROR_INVALID_CONTEXT: *str = "CUDA_ERROR_INVALID_CONTEXT"; break;
-  case CUDA_ERROR_INVALID_PTX: *str = "CUDA_ERROR_INVALID_PTX"; break;
-  case CUDA_ERROR_INVALID_HANDLE: *str = "CUDA_ERROR_INVALID_HANDLE"; break;
-  case CUDA_ERROR_NOT_FOUND: *str = "CUDA_ERROR_NOT_FOUND"; break;
-  case CUDA_ERROR_ILLEGAL_ADDRESS: *str = "CUDA_ERROR_ILLEGAL_ADDRESS"; break;
-  case CUDA_ERROR_ILLEGAL_INSTRUCTION: *str = "CUDA_ERROR_ILLEGAL_INSTRUCTION"; break;
-  case CUDA_ERROR_MISALIGNED_ADDRESS: *str = "CUDA_ERROR_MISALIGNED_ADDRESS"; break;
-  case CUDA_ERROR_LAUNCH_FAILED: *str = "CUDA_ERROR_LAUNCH_FAILED"; break;
-  default: *str = nullptr; return CUDA_ERROR_INVALID_VALUE;
-  }
-  return CUDA_SUCCESS;
-}
-
-CUresult CUDAAPI cuGetErrorString(CUresult error, const char **str) {
-  if (!str) return CUDA_ERROR_INVALID_VALUE;
-  switch (error) {
-  case CUDA_SUCCESS: *str = "no error"; break;
-  case CUDA_ERROR_INVALID_VALUE: *str = "invalid argument"; break;
-  case CUDA_ERROR_OUT_OF_MEMORY: *str = "out of memory"; break;
-  case CUDA_ERROR_NOT_INITIALIZED: *str = "initialization error"; break;
-  case CUDA_ERROR_INVALID_DEVICE: *str = "invalid device ordinal"; break;
-  case CUDA_ERROR_INVALID_CONTEXT: *str = "invalid device context"; break;
-  case CUDA_ERROR_INVALID_PTX: *str = "a PTX JIT compilation failed"; break;
-  case CUDA_ERROR_INVALID_HANDLE: *str = "invalid resource handle"; break;
-  case CUDA_ERROR_NOT_FOUND: *str = "named symbol not found"; break;
-  case CUDA_ERROR_ILLEGAL_ADDRESS: *str = "an illegal memory access was encountered"; break;
-  case CUDA_ERROR_ILLEGAL_INSTRUCTION: *str = "an illegal instruction was encountered"; break;
-  case CUDA_ERROR_MISALIGNED_ADDRESS: *str = "misaligned address"; break;
-  case CUDA_ERROR_LAUNCH_FAILED: *str = "unspecified launch failure"; break;
-  default: *str = nullptr; return CUDA_ERROR_INVALID_VALUE;
-  }
-  return CUDA_SUCCESS;
 }
 
 } // extern "C"

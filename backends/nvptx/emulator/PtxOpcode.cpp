@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <unordered_map>
 #include <set>
 #include <sstream>
 
@@ -226,6 +227,23 @@ bool decodeOpcode(const std::string &opcode, Instr *in, std::string *why) {
     return false;
   }
   in->kind = kindOf(*in);
+  return true;
+}
+
+bool parseSpecial(const std::string &n, Special *out) {
+  static const std::unordered_map<std::string, Special> sp = {
+      {"%tid.x", Special::TidX},       {"%tid.y", Special::TidY},         {"%tid.z", Special::TidZ},
+      {"%ntid.x", Special::NtidX},     {"%ntid.y", Special::NtidY},       {"%ntid.z", Special::NtidZ},
+      {"%ctaid.x", Special::CtaidX},   {"%ctaid.y", Special::CtaidY},     {"%ctaid.z", Special::CtaidZ},
+      {"%nctaid.x", Special::NctaidX}, {"%nctaid.y", Special::NctaidY},   {"%nctaid.z", Special::NctaidZ},
+      {"%laneid", Special::LaneId},    {"%warpid", Special::WarpId},      {"%nwarpid", Special::NWarpId},
+      {"%smid", Special::SmId},        {"%nsmid", Special::NSmId},        {"%clock", Special::Clock},
+      {"%clock64", Special::Clock64},  {"%lanemask_eq", Special::LanemaskEq}, {"%lanemask_lt", Special::LanemaskLt},
+      {"%lanemask_le", Special::LanemaskLe}, {"%lanemask_gt", Special::LanemaskGt},
+      {"%lanemask_ge", Special::LanemaskGe}};
+  auto it = sp.find(n);
+  if (it == sp.end()) return false;
+  *out = it->second;
   return true;
 }
 

@@ -14,6 +14,9 @@ namespace tk::cuemu {
 // *why when the opcode or one of its modifiers is not implemented.
 bool decodeOpcode(const std::string &opcode, Instr *in, std::string *why);
 
+// "%tid.x" -> Special::TidX; false when it is no special register.
+bool parseSpecial(const std::string &name, Special *out);
+
 // ".f32" -> Type::F32 (with the dot); Type::None when it is not a type.
 Type parseType(const std::string &mod);
 

@@ -21,57 +21,6 @@ struct ParseError {
 
 [[noreturn]] void fail(int line, const std::string &msg) { throw ParseError{fmt::format("line {}: {}", line, msg)}; }
 
-std::vector<std::string> words(const std::string &s) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : s) {
-    if (c == ' ' || c == ',') {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
-}
-
-// Splits an operand list at top-level commas.
-std::vector<std::string> splitOperands(const std::string &s) {
-  std::vector<std::string> out;
-  std::string cur;
-  int depth = 0;
-  for (char c : s) {
-    if (c == '[' || c == '{' || c == '(') ++depth;
-    if (c == ']' || c == '}' || c == ')') --depth;
-    if (c == ',' && depth == 0) {
-      out.push_back(cur);
-      cur.clear();
-    } else if (c != ' ' || !cur.empty()) {
-      cur += c;
-    }
-  }
-  while (!cur.empty() && cur.back() == ' ') cur.pop_back();
-  if (!cur.empty()) out.push_back(cur);
-  for (std::string &o : out)
-    while (!o.empty() && o.back() == ' ') o.pop_back();
-  return out;
-}
-
-bool parseInt(const std::string &s, int64_t *v) {
-  if (s.empty()) return false;
-  const char *p = s.c_str();
-  char *end = nullptr;
-  bool neg = *p == '-';
-  if (neg) ++p;
-  uint64_t u = std::strtoull(p, &end, (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) ? 16 : 10);
-  if (end == p) return false;
-  if (*end == 'U' || *end == 'u') ++end;
-  if (*end) return false;
-  *v = neg ? -static_cast<int64_t>(u) : static_cast<int64_t>(u);
-  return true;
-}
-
 uint32_t alignUp(uint32_t v, uint32_t a) { return a ? (v + a - 1) / a * a : v; }
 
 struct SymbolInfo {
@@ -93,7 +42,7 @@ public:
         continue;
       }
       if (s.kind != Statement::Text) fail(s.line, "unexpected '" + s.text + "' at module scope");
-      std::vector<std::string> w = words(s.text);
+      std::vector<std::string> w = splitWords(s.text);
       if (w.empty()) continue;
       const std::string &d = w[0];
       if (d == ".version" || d == ".target" || d == ".address_size" || d == ".file") continue;
@@ -178,7 +127,7 @@ private:
   size_t kernel(const std::vector<Statement> &st, size_t at) {
     const Statement &h = st[at];
     size_t lp = h.text.find('('), rp = h.text.rfind(')');
-    std::vector<std::string> hw = words(h.text.substr(0, lp == std::string::npos ? h.text.size() : lp));
+    std::vector<std::string> hw = splitWords(h.text.substr(0, lp == std::string::npos ? h.text.size() : lp));
     Kernel k;
     k.name = hw.back();
     kernelSyms.clear();
@@ -190,7 +139,7 @@ private:
     if (lp != std::string::npos && rp != std::string::npos) params(h, h.text.substr(lp + 1, rp - lp - 1), &k);
     std::string after = rp == std::string::npos ? "" : h.text.substr(rp + 1);
     if (size_t m = after.find(".maxntid"); m != std::string::npos) {
-      std::vector<std::string> mw = words(after.substr(m + 8));
+      std::vector<std::string> mw = splitWords(after.substr(m + 8));
       uint32_t prod = 1;
       for (size_t j = 0; j < mw.size() && j < 3 && std::isdigit(static_cast<unsigned char>(mw[j][0])); ++j)
         prod *= static_cast<uint32_t>(std::atoi(mw[j].c_str()));
@@ -232,7 +181,7 @@ private:
 
   void params(const Statement &h, const std::string &list, Kernel *k) {
     for (const std::string &p : splitOperands(list)) {
-      std::vector<std::string> w = words(p);
+      std::vector<std::string> w = splitWords(p);
       uint32_t align = 0, bytes = 0, count = 1;
       std::string name;
       for (size_t j = 0; j < w.size(); ++j) {
@@ -282,7 +231,7 @@ private:
   }
 
   void bodyStatement(const Statement &s, Kernel *k) {
-    std::vector<std::string> w = words(s.text);
+    std::vector<std::string> w = splitWords(s.text);
     if (w[0] == ".reg") return declareRegs(s, w, k);
     if (w[0] == ".pragma" || w[0] == ".loc" || w[0] == ".file") return;
     if (w[0] == ".shared" || w[0] == ".local" || w[0] == ".global" || w[0] == ".const" || w[0] == ".extern" ||
@@ -330,23 +279,6 @@ private:
     fail(s.line, fmt::format("register '{}' is not declared", name));
   }
 
-  bool special(const std::string &n, Special *out) {
-    static const std::unordered_map<std::string, Special> sp = {
-        {"%tid.x", Special::TidX},       {"%tid.y", Special::TidY},         {"%tid.z", Special::TidZ},
-        {"%ntid.x", Special::NtidX},     {"%ntid.y", Special::NtidY},       {"%ntid.z", Special::NtidZ},
-        {"%ctaid.x", Special::CtaidX},   {"%ctaid.y", Special::CtaidY},     {"%ctaid.z", Special::CtaidZ},
-        {"%nctaid.x", Special::NctaidX}, {"%nctaid.y", Special::NctaidY},   {"%nctaid.z", Special::NctaidZ},
-        {"%laneid", Special::LaneId},    {"%warpid", Special::WarpId},      {"%nwarpid", Special::NWarpId},
-        {"%smid", Special::SmId},        {"%nsmid", Special::NSmId},        {"%clock", Special::Clock},
-        {"%clock64", Special::Clock64},  {"%lanemask_eq", Special::LanemaskEq}, {"%lanemask_lt", Special::LanemaskLt},
-        {"%lanemask_le", Special::LanemaskLe}, {"%lanemask_gt", Special::LanemaskGt},
-        {"%lanemask_ge", Special::LanemaskGe}};
-    auto it = sp.find(n);
-    if (it == sp.end()) return false;
-    *out = it->second;
-    return true;
-  }
-
   // A symbol's address in its own space (or a host pointer for globals).
   bool symbol(const Statement &s, const std::string &name, Operand *o, Kernel *k, size_t opIndex) {
     const SymbolInfo *info = nullptr;
@@ -380,7 +312,7 @@ private:
     if (t.size() > 2 && t[0] == '0' && (t[1] == 'd' || t[1] == 'D'))
       return std::strtoull(t.c_str() + 2, nullptr, 16);
     int64_t v;
-    if (parseInt(t, &v)) return static_cast<uint64_t>(v);
+    if (parseInteger(t, &v)) return static_cast<uint64_t>(v);
     char *end = nullptr;
     double d = std::strtod(t.c_str(), &end);
     if (end && !*end && end != t.c_str()) {
@@ -417,11 +349,11 @@ private:
       if (!off.empty()) {
         std::string o2 = off;
         while (!o2.empty() && o2[0] == ' ') o2.erase(0, 1);
-        if (!parseInt(o2, &v)) fail(s.line, fmt::format("cannot read the address '{}'", t));
+        if (!parseInteger(o2, &v)) fail(s.line, fmt::format("cannot read the address '{}'", t));
       }
       if (base[0] == '%') {
         o.reg = reg(s, base);
-      } else if (int64_t lit; parseInt(base, &lit)) {
+      } else if (int64_t lit; parseInteger(base, &lit)) {
         v += lit;
       } else if (!symbol(s, base, &o, k, idx)) {
         fail(s.line, fmt::format("'{}' is not a declared variable or parameter", base));
@@ -435,7 +367,7 @@ private:
       return o;
     }
     if (t[0] == '%') {
-      if (special(t, &o.spec)) { o.kind = Operand::Spec; return o; }
+      if (parseSpecial(t, &o.spec)) { o.kind = Operand::Spec; return o; }
       o.kind = Operand::Reg;
       o.reg = reg(s, t);
       return o;

@@ -75,6 +75,57 @@ bool isBlockHeader(const std::string &pending) {
 
 } // namespace
 
+std::vector<std::string> splitWords(const std::string &s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (c == ' ' || c == ',') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+// Splits an operand list at top-level commas.
+std::vector<std::string> splitOperands(const std::string &s) {
+  std::vector<std::string> out;
+  std::string cur;
+  int depth = 0;
+  for (char c : s) {
+    if (c == '[' || c == '{' || c == '(') ++depth;
+    if (c == ']' || c == '}' || c == ')') --depth;
+    if (c == ',' && depth == 0) {
+      out.push_back(cur);
+      cur.clear();
+    } else if (c != ' ' || !cur.empty()) {
+      cur += c;
+    }
+  }
+  while (!cur.empty() && cur.back() == ' ') cur.pop_back();
+  if (!cur.empty()) out.push_back(cur);
+  for (std::string &o : out)
+    while (!o.empty() && o.back() == ' ') o.pop_back();
+  return out;
+}
+
+bool parseInteger(const std::string &s, int64_t *v) {
+  if (s.empty()) return false;
+  const char *p = s.c_str();
+  char *end = nullptr;
+  bool neg = *p == '-';
+  if (neg) ++p;
+  uint64_t u = std::strtoull(p, &end, (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) ? 16 : 10);
+  if (end == p) return false;
+  if (*end == 'U' || *end == 'u') ++end;
+  if (*end) return false;
+  *v = neg ? -static_cast<int64_t>(u) : static_cast<int64_t>(u);
+  return true;
+}
+
 std::vector<Statement> splitStatements(const std::string &ptx, std::string *error) {
   std::string s = stripComments(ptx, error);
   if (!error->empty()) return {};

@@ -2,6 +2,7 @@
 // labels, braces), comments removed, each with the line it starts on.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,5 +18,12 @@ struct Statement {
 // are dropped whole. Sets *error and returns {} on an unterminated comment
 // or statement.
 std::vector<Statement> splitStatements(const std::string &ptx, std::string *error);
+
+// A statement's words, split at blanks and commas.
+std::vector<std::string> splitWords(const std::string &s);
+// An operand list split at the commas outside brackets and braces.
+std::vector<std::string> splitOperands(const std::string &s);
+// A decimal or 0x integer, optionally negative, optionally U-suffixed.
+bool parseInteger(const std::string &s, int64_t *v);
 
 } // namespace tk::cuemu
