@@ -218,13 +218,13 @@ void rowOps(int64_t M, int64_t N) {
 
 int main(int argc, char **argv) {
   bool quick = false;
-  std::string sections = "gemm,bf16,skewed,conv,rows";
+  std::string sections = "gemm,bf16,skewed,tableiv,conv,rows";
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--sections") && i + 1 < argc) sections = argv[++i];
     else {
-      fmt::print(stderr, "usage: tk_gpu_bench [--quick] [--reps N] [--sections gemm,bf16,skewed,conv,rows]\n");
+      fmt::print(stderr, "usage: tk_gpu_bench [--quick] [--reps N] [--sections gemm,bf16,skewed,tableiv,conv,rows]\n");
       return 2;
     }
   }
@@ -251,6 +251,11 @@ int main(int argc, char **argv) {
     header("GEMM, skewed (M x N x K)", gemmCols);
     for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{65536, 4, 1024}, {32768, 64, 2048}, {16384, 32, 1024}})
       sgemm(m, n, k);
+  }
+  if (want("tableiv")) { // Gensor's Table IV GEMMs (M1 = 8192^3 is the square case)
+    header("GEMM, Gensor Table IV M2 and M3 (M x N x K)", gemmCols);
+    sgemm(65536, 1024, 4);
+    sgemm(65536, 4096, 1024);
   }
 
   if (!want("conv") && !want("rows")) return 0;
