@@ -10,8 +10,6 @@ namespace tk::cuemu {
 
 namespace {
 struct BlockFailure {};
-// A block that issues this many warp instructions is taken to loop forever.
-constexpr uint64_t kWatchdog = uint64_t{1} << 34;
 } // namespace
 
 void Counters::add(const Counters &o) {
@@ -77,19 +75,14 @@ void BlockRunner::run(uint64_t linear) {
       w.pending[l].clear();
     }
   }
-  uint64_t start = counters.warpInstr;
+  blockStart = counters.warpInstr;
   try {
     for (;;) {
       bool ran = false;
       for (Warp &w : warps) {
         if (!(w.live & ~w.waiting)) continue;
         ran = true;
-        if (!runWarp(w)) return;
-        if (counters.warpInstr - start > kWatchdog) {
-          L.fail(kLaunchFailed, fmt::format("kernel '{}' block ({},{},{}): more than {} warp instructions in one block; "
-                                            "an endless loop?", k.name, ctaid[0], ctaid[1], ctaid[2], kWatchdog));
-          return;
-        }
+        if (!runWarp(w) || runaway()) return;
       }
       if (!ran && !releaseBarrier()) break;
     }
@@ -118,6 +111,15 @@ uint32_t BlockRunner::collectiveLanes(const Warp &w, const Instr &in, uint32_t g
   }
 }
 
+// True, with the launch failed, once the block has issued more warp
+// instructions than the watchdog allows.
+bool BlockRunner::runaway() {
+  if (counters.warpInstr - blockStart <= L.watchdog) return false;
+  L.fail(kLaunchFailed, fmt::format("kernel '{}' block ({},{},{}): more than {} warp instructions in one block; "
+                                    "an endless loop?", k.name, ctaid[0], ctaid[1], ctaid[2], L.watchdog));
+  return true;
+}
+
 // Runs the warp until none of its lanes can go on (exited or at a barrier).
 // Returns false when the launch failed.
 bool BlockRunner::runWarp(Warp &w) {
@@ -125,7 +127,8 @@ bool BlockRunner::runWarp(Warp &w) {
   for (uint32_t n = 0;; ++n) {
     uint32_t runnable = w.live & ~w.waiting;
     if (!runnable) return true;
-    if ((n & 0xffff) == 0xffff && L.failed.load(std::memory_order_relaxed)) return false;
+    // Another block failed, or this one runs away.
+    if ((n & 0xffff) == 0xffff && (L.failed.load(std::memory_order_relaxed) || runaway())) return false;
     uint32_t pc, group;
     if (w.converged) {
       pc = w.cpc;

@@ -66,10 +66,11 @@ CUresult CUDAAPI cuInit(unsigned int flags) {
   State &s = state();
   std::lock_guard<std::mutex> g(s.lock);
   const char *st = std::getenv("TK_CUDA_EMU_STATS"), *ck = std::getenv("TK_CUDA_EMU_CHECKS"),
-             *th = std::getenv("TK_CUDA_EMU_THREADS");
+             *th = std::getenv("TK_CUDA_EMU_THREADS"), *wd = std::getenv("TK_CUDA_EMU_WATCHDOG");
   s.stats = st && std::strcmp(st, "0") != 0 && *st;
   s.checks = !(ck && std::strcmp(ck, "0") == 0);
   s.threads = th && std::atoi(th) > 0 ? std::atoi(th) : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (wd && std::strtoull(wd, nullptr, 10) > 0) s.watchdog = std::strtoull(wd, nullptr, 10);
   s.initialized = true;
   return CUDA_SUCCESS;
 }
@@ -267,6 +268,7 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction fn, unsigned gx, unsigned gy, unsigne
   L.block[0] = bx, L.block[1] = by, L.block[2] = bz;
   L.dynamicShared = sharedBytes;
   L.checks = s.checks;
+  L.watchdog = s.watchdog;
   L.params.assign(k.paramBytes, 0);
   if (params) {
     for (size_t i = 0; i < k.params.size(); ++i) std::memcpy(L.params.data() + k.params[i].offset, params[i], k.params[i].size);

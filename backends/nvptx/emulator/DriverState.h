@@ -31,6 +31,7 @@ struct State {
   std::mutex lock; // guards what follows
   bool initialized = false, stats = false, checks = true;
   int threads = 1;
+  uint64_t watchdog = uint64_t{1} << 34; // TK_CUDA_EMU_WATCHDOG
   int pending = 0; // error of a failed launch, reported by the next synchronize
   std::string lastError;
   tk_cuda_emu_stats lastStats{};

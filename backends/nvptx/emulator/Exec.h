@@ -42,6 +42,8 @@ struct LaunchState {
   uint32_t dynamicShared = 0;
   std::vector<Range> ranges; // device memory at launch, sorted
   bool checks = true;
+  // A block issuing more warp instructions than this is taken to loop forever.
+  uint64_t watchdog = uint64_t{1} << 34;
   std::atomic<bool> failed{false};
   std::mutex errorLock;
   int errorCode = 0;
@@ -86,6 +88,7 @@ private:
   uint32_t nthreads, nwarps;
   uint32_t ctaid[3] = {};
   uint32_t epoch = 0;
+  uint64_t blockStart = 0; // counters.warpInstr when the block began (watchdog)
   std::vector<uint64_t> regs;
   std::vector<Warp> warps;
   std::vector<uint8_t> shared;
@@ -94,6 +97,7 @@ private:
   std::vector<uint8_t> local;
 
   bool runWarp(Warp &w);
+  bool runaway();
   uint32_t collectiveLanes(const Warp &w, const Instr &in, uint32_t group) const;
   bool releaseBarrier();
   void step(Warp &w, const Instr &in, uint32_t pc, uint32_t group);

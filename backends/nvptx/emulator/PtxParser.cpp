@@ -1,6 +1,7 @@
 #include "PtxParser.h"
 
 #include "PtxOpcode.h"
+#include "PtxOperands.h"
 #include "PtxRegisters.h"
 #include "PtxStatements.h"
 
@@ -268,6 +269,9 @@ private:
       }
       in.ops.push_back(operand(s, o, in, k));
     }
+    if (in.op == Op::Bra && (branches.empty() || branches.back().first != k->code.size()))
+      fail(s.line, "bra without a target label");
+    if (std::string why; !checkOperands(in, &why)) fail(s.line, fmt::format("'{}': {}", opcode, why));
     k->code.push_back(std::move(in));
   }
 

@@ -68,7 +68,9 @@ const char *tk_cuda_emu_last_error(void);
  *   TK_CUDA_EMU_STATS=1     print each launch's counters to stderr
  *   TK_CUDA_EMU_CHECKS=0    skip the race, cp.async and mask checks
  *                           (bounds and alignment are always checked)
- *   TK_CUDA_EMU_THREADS=N   host threads that run blocks (default: cores) */
+ *   TK_CUDA_EMU_THREADS=N   host threads that run blocks (default: cores)
+ *   TK_CUDA_EMU_WATCHDOG=N  warp instructions one block may issue before the
+ *                           launch fails as an endless loop (default 2^34) */
 
 #ifdef __cplusplus
 }
