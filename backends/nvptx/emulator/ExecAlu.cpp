@@ -243,7 +243,7 @@ void BlockRunner::alu(Warp &w, const Instr &in, uint32_t exec) {
     }
     case Op::Div:
       if (ub == 0) r = mask;
-      else if (sgn) r = (sb == -1) ? static_cast<uint64_t>(-sa) : static_cast<uint64_t>(sa / sb);
+      else if (sgn) r = (sb == -1) ? 0 - static_cast<uint64_t>(sa) : static_cast<uint64_t>(sa / sb); // no INT_MIN / -1 trap
       else r = ua / ub;
       break;
     case Op::Rem:
@@ -251,8 +251,8 @@ void BlockRunner::alu(Warp &w, const Instr &in, uint32_t exec) {
       else if (sgn) r = (sb == -1) ? 0 : static_cast<uint64_t>(sa % sb);
       else r = ua % ub;
       break;
-    case Op::Neg: r = static_cast<uint64_t>(-sa); break;
-    case Op::Abs: r = static_cast<uint64_t>(sa < 0 ? -sa : sa); break;
+    case Op::Neg: r = 0 - static_cast<uint64_t>(sa); break; // wraps, as on the GPU
+    case Op::Abs: r = sa < 0 ? 0 - static_cast<uint64_t>(sa) : static_cast<uint64_t>(sa); break;
     case Op::Min: r = sgn ? static_cast<uint64_t>(std::min(sa, sb)) : std::min(ua, ub); break;
     case Op::Max: r = sgn ? static_cast<uint64_t>(std::max(sa, sb)) : std::max(ua, ub); break;
     case Op::And: r = in.type == Type::Pred ? (a && b) : a & b; break;
