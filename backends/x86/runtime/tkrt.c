@@ -59,7 +59,13 @@ static pthread_cond_t g_done_cv = PTHREAD_COND_INITIALIZER;
 /* Both change under g_mutex only; they are atomic so that spin_until can
    watch them without it. */
 static atomic_ulong g_gen = 0;
-static atomic_int g_pending = 0; /* workers that have not yet finished this generation */
+/* Workers inside the current job's chunks. A worker joins a job only while
+   it is open; the caller closes it once every index is claimed and then
+   waits for these alone, not for workers that have not woken up yet: on a
+   loaded machine a sleeping worker takes 100-200 us to be scheduled, which
+   a call of a few microseconds used to wait for every time. */
+static atomic_int g_active = 0;
+static int g_closed = 0; /* the current job takes no more workers */
 static tkrt_body_fn g_body = NULL;
 static void *g_ctx = NULL;
 static int64_t g_n = 0;
@@ -114,7 +120,7 @@ static int64_t now_ns(void) {
 static int new_job(unsigned long seen) { return atomic_load_explicit(&g_gen, memory_order_acquire) != seen; }
 static int workers_done(unsigned long seen) {
   (void)seen;
-  return atomic_load_explicit(&g_pending, memory_order_acquire) == 0;
+  return atomic_load_explicit(&g_active, memory_order_acquire) == 0;
 }
 
 /* Polls until done(arg) or TKRT_SPIN_NS pass. */
@@ -177,15 +183,18 @@ static void *worker_main(void *arg) {
     if (g_shutdown)
       break;
     seen = g_gen;
+    if (g_closed)
+      continue; /* the caller already ran it to the end; its data may be gone */
     tkrt_body_fn body = g_body;
     void *ctx = g_ctx;
     int64_t n = g_n;
+    atomic_fetch_add_explicit(&g_active, 1, memory_order_relaxed);
     pthread_mutex_unlock(&g_mutex);
 
     run_chunks(body, ctx, n);
 
     pthread_mutex_lock(&g_mutex);
-    if (--g_pending == 0)
+    if (atomic_fetch_sub_explicit(&g_active, 1, memory_order_release) == 1 && g_closed)
       pthread_cond_signal(&g_done_cv);
   }
   pthread_mutex_unlock(&g_mutex);
@@ -200,7 +209,8 @@ static void atfork_child(void) {
   pthread_cond_init(&g_done_cv, NULL);
   g_num_workers = 0;
   g_num_threads = 1;
-  g_pending = 0;
+  g_active = 0;
+  g_closed = 0;
   t_in_parallel = 0;
   t_is_worker = 0;
 }
@@ -266,7 +276,7 @@ TKRT_API int tkrt_parallel_for(int64_t n, tkrt_body_fn body, void *ctx) {
   g_ctx = ctx;
   g_n = n;
   atomic_store_explicit(&g_next, 0, memory_order_relaxed);
-  g_pending = threads - 1;
+  g_closed = 0;
   ++g_gen;
   pthread_cond_broadcast(&g_work_cv);
   pthread_mutex_unlock(&g_mutex);
@@ -275,9 +285,14 @@ TKRT_API int tkrt_parallel_for(int64_t n, tkrt_body_fn body, void *ctx) {
   run_chunks(body, ctx, n);
   t_in_parallel = 0;
 
+  /* Every index is claimed: close the job, then wait for the workers that
+     joined it (they may still run their last chunks). */
+  pthread_mutex_lock(&g_mutex);
+  g_closed = 1;
+  pthread_mutex_unlock(&g_mutex);
   spin_until(workers_done, 0);
   pthread_mutex_lock(&g_mutex);
-  while (g_pending > 0)
+  while (atomic_load_explicit(&g_active, memory_order_acquire) > 0)
     pthread_cond_wait(&g_done_cv, &g_mutex);
   pthread_mutex_unlock(&g_mutex);
 
