@@ -45,8 +45,6 @@ struct Walker : MappingVisitor {
     contexts.pop_back();
   }
 
-  static Expr iterVar(size_t i) { return var(fmt::format("@{}", i), VarKind::Loop); }
-
   static Expr over(const Context &c, const Expr &e) { return simplify(substitute(e, c.subst)); }
 
   static void bind(Context &c, const std::string &name, Expr value) {
@@ -92,7 +90,7 @@ struct Walker : MappingVisitor {
         size_t id = c.iters.size();
         c.iters.push_back({e, printExpr(a.dims[d]), parallel, &s, s.vars[d], nullptr, site});
         dimOf.push_back(d);
-        value[d] = add(mul(value[d], e), iterVar(id));
+        value[d] = add(mul(value[d], e), Presburger::dimExpr(id));
       }
     }
     for (size_t d = 0; d < s.vars.size(); ++d) value[d] = simplify(value[d]);
@@ -123,7 +121,7 @@ struct Walker : MappingVisitor {
     reads(s.end, s.loc, c);
     Expr begin = over(c, s.begin), end = over(c, s.end);
     size_t id = c.iters.size();
-    Expr value = simplify(add(begin, iterVar(id)));
+    Expr value = simplify(add(begin, Presburger::dimExpr(id)));
     c.iters.push_back({simplify(sub(end, begin)), printExpr(s.end) + " - " + printExpr(s.begin), false, &s, s.var,
                        value,
                        "for " + s.var + " in " + printExpr(s.begin) + ".." + printExpr(s.end) + ", at " +

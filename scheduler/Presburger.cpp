@@ -63,6 +63,8 @@ PointValues pointValues(const Presburger::Sample &s, size_t from, size_t n) {
   return v;
 }
 
+ir::Expr Presburger::dimExpr(size_t k) { return ir::var(fmt::format("@{}", k), ir::VarKind::Loop); }
+
 Presburger::Presburger(const Kernel &k, unsigned long budget) : ctx_(isl_ctx_alloc()), k_(k) {
   isl_options_set_on_error(ctx(), ISL_ON_ERROR_CONTINUE);
   isl_ctx_set_max_operations(ctx(), budget);
@@ -84,6 +86,17 @@ Presburger::Presburger(const Kernel &k, unsigned long budget) : ctx_(isl_ctx_all
 }
 
 bool Presburger::exhausted() const { return isl_ctx_last_error(ctx()) == isl_error_quota; }
+
+isl::Set Presburger::box(const ir::TensorDecl &t) {
+  using namespace ir;
+  unsigned r = static_cast<unsigned>(t.rank());
+  isl::Set b(isl_set_universe(isl_space_set_alloc(ctx(), 0, r)));
+  for (unsigned d = 0; d < r; ++d) {
+    Expr inside = binary(BinOp::And, binary(BinOp::GE, dimExpr(d), intImm(0)), binary(BinOp::LT, dimExpr(d), t.shape[d]));
+    b = isl::Set(isl_set_intersect(b.release(), condition(inside, r).over.release()));
+  }
+  return isl::Set(isl_set_set_tuple_name(b.release(), t.name.c_str()));
+}
 
 isl::PwAff Presburger::dim(unsigned n, unsigned pos) const {
   isl_local_space *ls = isl_local_space_from_space(isl_space_set_alloc(ctx(), 0, n));

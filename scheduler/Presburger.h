@@ -34,6 +34,12 @@ public:
 
   isl_ctx *ctx() const { return ctx_.get(); }
 
+  // Iteration dimension k as an expression (`@k`).
+  static ir::Expr dimExpr(size_t k);
+  // The elements of t's shape as a set named t (over-approximated where an
+  // extent is not affine).
+  isl::Set box(const ir::TensorDecl &t);
+
   // `e` as a function on the n-dimensional iteration space; null, with the
   // reason in `why`, when not Presburger. A product or quotient of two
   // variable terms is split into cases when one of them takes at most 64

@@ -12,8 +12,6 @@ using namespace ir;
 
 namespace {
 
-Expr dimVar(size_t k) { return var(fmt::format("@{}", k), VarKind::Loop); }
-
 // A set of elements in isl's notation without its parameter list and, for
 // one piece, without braces: `Z[i, j] for 2i >= M`, `Z[i = -1 + M, j]`.
 std::string setText(const isl::Set &s) {
@@ -76,8 +74,8 @@ WriteAnalysis::Domain WriteAnalysis::domain(const std::vector<IterDim> &iters, c
   };
   for (size_t k = 0; k < n; ++k) {
     const IterDim &it = iters[k];
-    restrict(binary(BinOp::GE, dimVar(k), intImm(0)), "");
-    d.inexactExtent |= !restrict(binary(BinOp::LT, dimVar(k), it.extent), "the extent '" + it.extentText + "' of '" +
+    restrict(binary(BinOp::GE, Presburger::dimExpr(k), intImm(0)), "");
+    d.inexactExtent |= !restrict(binary(BinOp::LT, Presburger::dimExpr(k), it.extent), "the extent '" + it.extentText + "' of '" +
                                                                            it.userVar + "' (" + it.site +
                                                                            ") is not affine");
   }
@@ -89,12 +87,7 @@ WriteAnalysis::Domain WriteAnalysis::domain(const std::vector<IterDim> &iters, c
 
 isl::Set WriteAnalysis::box(const TensorDecl &t) {
   unsigned r = static_cast<unsigned>(t.rank());
-  isl::Set b(isl_set_universe(isl_space_set_alloc(pb_.ctx(), 0, r)));
-  for (unsigned d = 0; d < r; ++d) {
-    Expr inside = binary(BinOp::And, binary(BinOp::GE, dimVar(d), intImm(0)), binary(BinOp::LT, dimVar(d), t.shape[d]));
-    b = isl::Set(isl_set_intersect(b.release(), pb_.condition(inside, r).over.release()));
-  }
-  isl_set *s = isl_set_set_tuple_name(b.release(), t.name.c_str());
+  isl_set *s = pb_.box(t).release();
   std::vector<std::string> names = dimNames(*k_.op, t);
   for (unsigned d = 0; d < r; ++d) s = isl_set_set_dim_name(s, isl_dim_set, d, names[d].c_str());
   return isl::Set(s);

@@ -82,6 +82,10 @@ struct WriteFinding {
   std::string message;
 };
 
+// The name the user wrote for kernel variable `v`, for messages: Sema
+// renames a second variable of the same name apart (`t` -> `t.1`).
+std::string sourceVarName(const std::string &v);
+
 class WriteAnalysis {
 public:
   // `quiet`: report errors only (kernels the scheduler wrote itself).

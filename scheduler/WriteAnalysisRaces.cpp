@@ -12,18 +12,14 @@
 namespace tk {
 using namespace ir;
 
-namespace {
-
-// The name the user wrote: renaming apart makes a second `i` into `i.1`.
-std::string userName(const std::string &v) {
+// Sema renames a second `i` of a kernel apart to `i.1`.
+std::string sourceVarName(const std::string &v) {
   size_t dot = v.rfind('.');
   if (dot == std::string::npos || dot + 1 == v.size()) return v;
   for (size_t c = dot + 1; c < v.size(); ++c)
     if (v[c] < '0' || v[c] > '9') return v;
   return v.substr(0, dot);
 }
-
-} // namespace
 
 bool WriteAnalysis::syncOrders(WorkerKind w) {
   return w == WorkerKind::Cores || w == WorkerKind::Threads || w == WorkerKind::Warps || w == WorkerKind::Cpes;
@@ -52,7 +48,7 @@ bool WriteAnalysis::race(const Access &r, const Access &w, std::vector<WriteFind
   const IterDim &d = r.a.iters[p];
   bool nested = nestedSync_.count(d.loop) != 0;
   proven &= !nested;
-  std::string var = userName(d.userVar), tensor = r.a.tensor->name;
+  std::string var = sourceVarName(d.userVar), tensor = r.a.tensor->name;
   std::string example;
   if (s) {
     PointValues vr = pointValues(*s, 0, nr), vw = pointValues(*s, nr, nw);

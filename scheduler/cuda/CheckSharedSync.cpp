@@ -31,8 +31,6 @@ namespace {
 // isl operations per kernel: WriteAnalysis's budget for a user kernel.
 constexpr unsigned long kBudget = 20'000'000;
 
-Expr dimVar(size_t k) { return var(fmt::format("@{}", k), VarKind::Loop); }
-
 // An event as integer sets over its n dimensions.
 struct Sets {
   isl::Set under, over;       // the iterations that run: under ⊆ those ⊆ over
@@ -50,7 +48,6 @@ public:
 private:
   isl_ctx *ctx() const { return pb_.ctx(); }
   isl::Map fn(const Expr &e, unsigned n, std::string *why, const isl::Set *within) const;
-  isl::Set box(const TensorDecl &t) const;
   Sets sets(const SharedEvent &e) const;
   isl::Map samePhase(const isl::Set &syncs) const;
   isl::Map race(size_t r, size_t w, bool proof) const;
@@ -73,16 +70,6 @@ isl::Map Checker::fn(const Expr &e, unsigned n, std::string *why, const isl::Set
   return isl::Map(pa ? isl_map_from_pw_aff(pa.release()) : isl_map_universe(isl_space_alloc(ctx(), 0, n, 1)));
 }
 
-isl::Set Checker::box(const TensorDecl &t) const {
-  unsigned r = static_cast<unsigned>(t.rank());
-  isl::Set b(isl_set_universe(isl_space_set_alloc(ctx(), 0, r)));
-  for (unsigned d = 0; d < r; ++d) {
-    Expr inside = binary(BinOp::And, binary(BinOp::GE, dimVar(d), intImm(0)), binary(BinOp::LT, dimVar(d), t.shape[d]));
-    b = isl::Set(isl_set_intersect(b.release(), pb_.condition(inside, r).over.release()));
-  }
-  return isl::Set(isl_set_set_tuple_name(b.release(), t.name.c_str()));
-}
-
 Sets Checker::sets(const SharedEvent &e) const {
   unsigned n = static_cast<unsigned>(e.dims.size());
   Sets s;
@@ -95,15 +82,15 @@ Sets Checker::sets(const SharedEvent &e) const {
     if (!c.why.empty() && s.why.empty()) s.why = why;
   };
   for (size_t k = 0; k < n; ++k) {
-    restrict(binary(BinOp::GE, dimVar(k), intImm(0)), "");
-    restrict(binary(BinOp::LT, dimVar(k), e.dims[k].extent),
+    restrict(binary(BinOp::GE, Presburger::dimExpr(k), intImm(0)), "");
+    restrict(binary(BinOp::LT, Presburger::dimExpr(k), e.dims[k].extent),
              "the trip count of '" + e.dims[k].name + "' is not affine");
   }
   for (size_t g = 0; g < e.guards.size(); ++g)
     restrict(e.guards[g], "it runs under `if (" + e.guardTexts[g] + ")`, whose condition is not affine");
   isl_map *sched = isl_map_universe(isl_space_alloc(ctx(), 0, n, 0));
   for (size_t i = 0; i < depth_; ++i) {
-    Expr v = i >= e.sched.size() ? intImm(0) : e.sched[i].isDim ? dimVar(e.sched[i].dim) : intImm(e.sched[i].seq);
+    Expr v = i >= e.sched.size() ? intImm(0) : e.sched[i].isDim ? Presburger::dimExpr(e.sched[i].dim) : intImm(e.sched[i].seq);
     sched = isl_map_flat_range_product(sched, fn(v, n, nullptr, nullptr).release());
   }
   s.sched = isl::Map(sched);
@@ -122,7 +109,7 @@ Sets Checker::sets(const SharedEvent &e) const {
     acc = isl_map_flat_range_product(acc, m.release());
   }
   acc = isl_map_set_tuple_name(acc, isl_dim_out, e.tensor->name.c_str());
-  acc = isl_map_intersect_range(acc, box(*e.tensor).release());
+  acc = isl_map_intersect_range(acc, pb_.box(*e.tensor).release());
   s.accOver = isl::Map(isl_map_intersect_domain(isl_map_copy(acc), s.over.copy()));
   s.accUnder = exact ? isl::Map(isl_map_intersect_domain(acc, s.under.copy()))
                      : isl::Map(isl_map_empty(isl_map_get_space(acc)));

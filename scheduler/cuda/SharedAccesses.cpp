@@ -4,6 +4,8 @@
 #include "ir/IRVisitor.h"
 #include "ir/Simplify.h"
 #include "ir/TaskMapping.h"
+#include "scheduler/Presburger.h"
+#include "scheduler/WriteAnalysis.h"
 
 #include <fmt/format.h>
 
@@ -14,25 +16,12 @@ using namespace ir;
 
 namespace {
 
-// Dimensions are named `@N` in expressions, as in WriteAnalysis: no .tk
-// identifier can spell that, and Presburger.h reads them as dimensions.
-Expr dimVar(size_t k) { return var(fmt::format("@{}", k), VarKind::Loop); }
-
-// The name the user wrote: renaming apart makes a second `t` into `t.1`.
-std::string userName(const std::string &v) {
-  size_t dot = v.rfind('.');
-  if (dot == std::string::npos || dot + 1 == v.size()) return v;
-  for (size_t c = dot + 1; c < v.size(); ++c)
-    if (v[c] < '0' || v[c] > '9') return v;
-  return v.substr(0, dot);
-}
-
 // `e` as the user wrote it, for messages.
 std::string userText(const Expr &e) {
   std::vector<std::pair<std::string, Expr>> names;
   visitExpr(e, [&](const Expr &n) {
-    if (n->kind == ExprKind::Var && userName(n->name) != n->name)
-      names.push_back({n->name, var(userName(n->name), n->varKind, n->type)});
+    if (n->kind == ExprKind::Var && sourceVarName(n->name) != n->name)
+      names.push_back({n->name, var(sourceVarName(n->name), n->varKind, n->type)});
   });
   return printExpr(substitute(e, names));
 }
@@ -115,7 +104,7 @@ struct Collector : MappingVisitor {
     // Outside threads and warps mappings every thread runs the statement.
     if (!e.thread && kind != SharedEvent::Kind::Sync) {
       e.dims.push_back({EventDim::Kind::Thread, intImm(threads), "thread"});
-      e.thread = dimVar(e.dims.size() - 1);
+      e.thread = Presburger::dimExpr(e.dims.size() - 1);
     }
     launch->events.push_back(std::move(e));
     return launch->events.back();
@@ -134,7 +123,7 @@ struct Collector : MappingVisitor {
     for (size_t d = 0; d < index.size(); ++d) {
       if (d < span.size() && span[d] > 1) {
         e.dims.push_back({EventDim::Kind::Offset, intImm(span[d]), "offset"});
-        index[d] = simplify(add(index[d], dimVar(e.dims.size() - 1)));
+        index[d] = simplify(add(index[d], Presburger::dimExpr(e.dims.size() - 1)));
       }
       e.index.push_back(index[d]);
     }
@@ -175,9 +164,9 @@ struct Collector : MappingVisitor {
     Context c = ctx();
     Expr begin = over(s.begin);
     size_t id = c.dims.size();
-    c.dims.push_back({EventDim::Kind::Loop, simplify(sub(over(s.end), begin)), userName(s.var)});
+    c.dims.push_back({EventDim::Kind::Loop, simplify(sub(over(s.end), begin)), sourceVarName(s.var)});
     loopEntries(c.sched, s, {id});
-    c.subst.insert(c.subst.begin(), {s.var, simplify(add(begin, dimVar(id)))});
+    c.subst.insert(c.subst.begin(), {s.var, simplify(add(begin, Presburger::dimExpr(id)))});
     contexts.push_back(std::move(c));
     walkBody(s);
     contexts.pop_back();
@@ -211,11 +200,11 @@ struct Collector : MappingVisitor {
         if (static_cast<size_t>(d) >= s.vars.size()) continue;
         Expr extent = over(a.dims[d]);
         size_t id = c.dims.size();
-        c.dims.push_back({kind, extent, userName(s.vars[d])});
+        c.dims.push_back({kind, extent, sourceVarName(s.vars[d])});
         if (kind == EventDim::Kind::Block) blockDims.push_back(id);
         if (kind == EventDim::Kind::Loop) loopDims.push_back(id);
-        t[d] = dimVar(id);
-        digit = add(mul(digit, extent), dimVar(id));
+        t[d] = Presburger::dimExpr(id);
+        digit = add(mul(digit, extent), Presburger::dimExpr(id));
         workers = mul(workers, extent);
       }
       for (size_t d = 0; d < s.vars.size() && d < a.dims.size(); ++d)
@@ -234,7 +223,7 @@ struct Collector : MappingVisitor {
       size_t lane = c.dims.size();
       c.dims.push_back({EventDim::Kind::Lane, intImm(32), "lane"});
       c.warp = worker;
-      c.thread = simplify(add(mul(worker, intImm(32)), dimVar(lane)));
+      c.thread = simplify(add(mul(worker, intImm(32)), Presburger::dimExpr(lane)));
     }
     for (size_t d = 0; d < s.vars.size(); ++d) c.subst.insert(c.subst.begin(), {s.vars[d], simplify(value[d])});
     contexts.push_back(std::move(c));

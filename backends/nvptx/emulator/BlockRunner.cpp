@@ -36,8 +36,7 @@ BlockRunner::BlockRunner(LaunchState &launch) : L(launch), k(*launch.kernel) {
   nwarps = (nthreads + 31) / 32;
   regs.assign(static_cast<size_t>(nwarps) * k.numSlots * 32, 0);
   warps.resize(nwarps);
-  sharedBytes = (k.staticShared + k.dynamicSharedAlign - 1) / k.dynamicSharedAlign * k.dynamicSharedAlign +
-                L.dynamicShared;
+  sharedBytes = k.dynamicSharedOffset() + L.dynamicShared;
   shared.assign(sharedBytes, 0);
   if (L.checks) shadow.assign(sharedBytes, Shadow{});
   local.assign(static_cast<size_t>(k.localBytes) * nthreads, 0);
@@ -91,10 +90,11 @@ void BlockRunner::run(uint64_t linear) {
   }
   // cp.async copies never waited for: their data is already in place here,
   // but the shadow must not carry their marks into the next block.
-  for (Warp &w : warps)
-    for (auto &p : w.pending)
-      for (const Pending &c : p)
-        for (uint32_t b = 0; b < c.size && L.checks; ++b) shadow[c.dst + b].pending = 0;
+  if (L.checks)
+    for (Warp &w : warps)
+      for (auto &p : w.pending)
+        for (const Pending &c : p)
+          for (uint32_t b = 0; b < c.size; ++b) shadow[c.dst + b].pending = 0;
 }
 
 // The lanes a warp-collective instruction needs besides `group` (0 for
@@ -267,7 +267,7 @@ void BlockRunner::step(Warp &w, const Instr &in, uint32_t pc, uint32_t group) {
   }
   case Op::Membar:
   case Op::Nop: break;
-  case Op::Shfl: shfl(w, in, exec, group); break;
+  case Op::Shfl: shfl(w, in, exec); break;
   case Op::Vote: vote(w, in, exec); break;
   case Op::Mma: mma(w, in, exec); break;
   case Op::Ldmatrix: ldmatrix(w, in, exec); break;

@@ -119,7 +119,7 @@ private:
   void countGlobal(const uint64_t *addr, const uint32_t *bytes, uint32_t exec, bool store);
   void countShared(const uint64_t *addr, uint32_t bytes, uint32_t exec);
   // ExecWarp.cpp
-  void shfl(Warp &w, const Instr &in, uint32_t exec, uint32_t group);
+  void shfl(Warp &w, const Instr &in, uint32_t exec);
   void vote(Warp &w, const Instr &in, uint32_t exec);
   void mma(Warp &w, const Instr &in, uint32_t exec);
   void ldmatrix(Warp &w, const Instr &in, uint32_t exec);

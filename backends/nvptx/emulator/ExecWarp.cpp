@@ -19,8 +19,7 @@ void BlockRunner::requireFullWarp(const Warp &w, const Instr &in, uint32_t exec,
 }
 
 // shfl.sync.mode.b32 d[|p], a, b, c, membermask
-void BlockRunner::shfl(Warp &w, const Instr &in, uint32_t exec, uint32_t group) {
-  (void)group;
+void BlockRunner::shfl(Warp &w, const Instr &in, uint32_t exec) {
   if (!exec) return;
   const std::vector<Operand> &o = in.ops;
   size_t a = in.pair ? 2 : 1;
@@ -83,7 +82,7 @@ void BlockRunner::vote(Warp &w, const Instr &in, uint32_t exec) {
 //   b: 2 registers, element i at row (k) 2t + i%2 + 8*(i/2), column g
 //   c, d: 4 f32, element i at row g + 8*(i/2), column 2t + i%2
 void BlockRunner::mma(Warp &w, const Instr &in, uint32_t exec) {
-  if (L.checks || exec != ~0u) requireFullWarp(w, in, exec, "mma.sync.aligned");
+  requireFullWarp(w, in, exec, "mma.sync.aligned");
   const std::vector<Operand> &o = in.ops;
   double A[16][16], B[16][8], C[16][8];
   auto half = [&](uint64_t reg, int h) {

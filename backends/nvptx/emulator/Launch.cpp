@@ -22,7 +22,7 @@ void occupancy(const LaunchState &L, uint64_t blocks, tk_cuda_emu_stats *s) {
   uint32_t threads = L.block[0] * L.block[1] * L.block[2];
   uint32_t warps = (threads + 31) / 32;
   s->registers_per_thread = std::max<uint32_t>(k.liveRegs, 1);
-  s->shared_bytes_per_block = (k.staticShared + 15) / 16 * 16 + L.dynamicShared;
+  s->shared_bytes_per_block = k.dynamicSharedOffset() + L.dynamicShared;
   struct Limit {
     uint32_t blocks;
     const char *name;

@@ -167,8 +167,7 @@ private:
       k.code[idx].target = it->second;
     }
     // Shared layout: statically sized variables first, the extern array after them.
-    k.dynamicSharedAlign = 16;
-    for (auto &[idx, op] : dynamicUses) k.code[idx].ops[op].imm += alignUp(k.staticShared, k.dynamicSharedAlign);
+    for (auto &[idx, op] : dynamicUses) k.code[idx].ops[op].imm += k.dynamicSharedOffset();
     // Falling off the end of the body returns.
     Instr ret;
     ret.op = Op::Ret;
@@ -218,7 +217,6 @@ private:
       if (lt == std::string::npos) {
         scopes.back()[n] = static_cast<int>(k->numSlots++);
         k->slotUnits.push_back(static_cast<uint8_t>(units));
-        k->regs32 += units;
         continue;
       }
       int count = std::atoi(n.c_str() + lt + 1);
@@ -227,7 +225,6 @@ private:
         scopes.back()[stem + std::to_string(r)] = static_cast<int>(k->numSlots++);
         k->slotUnits.push_back(static_cast<uint8_t>(units));
       }
-      k->regs32 += units * static_cast<uint32_t>(count);
     }
   }
 

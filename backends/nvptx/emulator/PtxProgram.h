@@ -91,14 +91,15 @@ struct Kernel {
   std::vector<Param> params;
   uint32_t paramBytes = 0;
   uint32_t numSlots = 0;          // register slots
-  uint32_t regs32 = 0;            // declared registers, in 32-bit units
   std::vector<uint8_t> slotUnits; // per slot: 32-bit units (0 for predicates)
   uint32_t liveRegs = 0;          // most 32-bit units live at once (PtxRegisters)
   uint32_t staticShared = 0;      // bytes of the statically sized shared variables it uses
-  uint32_t dynamicSharedAlign = 16;
   uint32_t localBytes = 0;        // per thread
   uint32_t maxThreads = 1024;     // .maxntid product, if given
   std::vector<std::string> lines; // PTX source lines (messages)
+  // Where the extern (dynamic) shared array starts: after the static
+  // variables, 16-byte aligned.
+  uint32_t dynamicSharedOffset() const { return (staticShared + 15) / 16 * 16; }
 };
 
 // A module: kernels by name, and module-scope .global variables (allocated
