@@ -2,6 +2,7 @@
 
 #include "ir/IRRewrite.h"
 #include "ir/IRVisitor.h"
+#include "ir/IntArith.h"
 #include "ir/Simplify.h"
 #include "ir/TaskMapping.h"
 #include "scheduler/Presburger.h"
@@ -28,13 +29,14 @@ std::string userText(const Expr &e) {
 
 // Threads per block of a launch (GpuLaunch's rule on mapping IR): the
 // largest threads mapping, or 32 x the largest warps mapping; 1 without
-// either. CheckTaskMappings has made their counts constant.
+// either. CheckTaskMappings has made their counts constant; 32 x warps
+// saturates (a launch of 2^59 warps is refused later, by the launch check).
 int64_t launchThreads(const MStmtPtr &body) {
   int64_t threads = 1, n = 0;
   visitMStmt(body, [&](const MStmt &m) {
     if (m.kind != MStmt::Kind::MapFor || !m.worker || !isConstInt(m.mapping.numWorkers(), &n)) return;
     if (*m.worker == WorkerKind::Threads) threads = std::max(threads, n);
-    if (*m.worker == WorkerKind::Warps) threads = std::max(threads, n * 32);
+    if (*m.worker == WorkerKind::Warps) threads = std::max(threads, checkedMul(n, 32).value_or(INT64_MAX));
   });
   return threads;
 }
