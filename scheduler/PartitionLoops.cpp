@@ -1,4 +1,5 @@
 #include "scheduler/PartitionLoops.h"
+#include "ir/FlatIndex.h"
 
 #include "ir/IRMutator.h"
 #include "ir/IRRewrite.h"
@@ -77,10 +78,13 @@ LStmtPtr loop(const LStmt &proto, Expr begin, Expr end, LStmtPtr body) {
 }
 
 // The constant step of a load's last index along v (0: it ignores v or the
-// load is not one; nullopt: v appears non-linearly).
+// load is not one; nullopt: v appears non-linearly). A trailing pair
+// [e / S, e % S] is the one index e (ir/FlatIndex.h: the flat pixel rows of
+// a 1x1 convolution), as the backend addresses it.
 std::optional<int64_t> lastIndexStep(const Expr &e, const std::string &v) {
   if (e->kind != ExprKind::Load || e->args.empty()) return 0;
-  std::optional<VarTerm> t = splitOnVar(e->args.back(), v);
+  Expr flat = flatTrailingIndex(*e->tensor, e->args);
+  std::optional<VarTerm> t = splitOnVar(flat ? flat : e->args.back(), v);
   if (!t) return std::nullopt;
   return t->coef;
 }

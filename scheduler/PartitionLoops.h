@@ -13,7 +13,8 @@ namespace tk {
 // Takes a loop-IR function after PredicateAccesses. For each innermost
 // serial loop `for v in [m, m + e)` over stored elements (v in a store's
 // indices: long loops, not a window's few steps), not folding into a
-// register tile (a contraction T + a * b with a unit-stride factor, or a
+// register tile (a contraction T + a * b with a unit-stride factor, a flat
+// pixel pair [p / W, p % W] counting as its one index p, or a
 // window sum, max or min T (+) X with X read at unit stride, or at a
 // constant stride 2..8 from a tensor the function never writes: the x86
 // register tiles mask their edges), whose load guards include window

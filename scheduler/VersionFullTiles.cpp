@@ -201,7 +201,12 @@ public:
     int64_t known = constant(cond);
     if (known == 1) return dropGuards(root, keys(removable));
     std::string text = cond ? printExpr(cond) : "";
-    LStmtPtr slow = levels > 1 ? inner(root, levels - 1, text) : root;
+    // A loop that no removable guard mentions (a channel block around the
+    // filter blocks) gives nothing to test per iteration: descending through
+    // it does not use up a level, so the loop that the guards do vary with
+    // still gets its own copy one level further in.
+    bool spends = root->kind != LStmt::Kind::For || gathered.guardVars.count(root->var);
+    LStmtPtr slow = levels > 1 || !spends ? inner(root, spends ? levels - 1 : levels, text) : root;
     if (!cond || known == 0 || text == failed) return slow;
     // When the full test fails, a tile may still be whole in its outer
     // dimensions and only cut along the innermost one (a 56-wide image row
@@ -329,6 +334,7 @@ private:
     std::map<std::string, Expr> removable; // guard text -> when it always holds
     std::set<std::string> lanes;           // of those, the ones on a store's innermost loop
     std::map<std::string, Expr> windows;
+    std::set<std::string> guardVars;       // the nest's loop variables the removable guards mention
 
   protected:
     void visitStore(const LStmt &s) override {
@@ -351,6 +357,8 @@ private:
             continue;
           }
           removable.emplace(text, simplify(holds));
+          for (const std::string &v : loops)
+            if (mentionsVar(g, v)) guardVars.insert(v);
           if (!stack.empty() && mentionsVar(g, stack.back())) lanes.insert(text);
         }
       };

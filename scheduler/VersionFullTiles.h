@@ -11,6 +11,8 @@ namespace tk {
 //   if (every such comparison holds at the extreme iterations) { nest without them }
 //   else if (those not on a store's innermost loop hold) { nest without those }
 //   else { nest as it was, with the same treatment one loop level further in }
+// (a loop that no such comparison mentions, a channel block around filter
+// blocks, is passed through without using up that level)
 // The condition is evaluated once, before the nest, from the loop bounds
 // (symbolic intervals: sums, constant multiples, floor/ceil divisions by
 // positive constants, min/max, modulo by constants). Guards it cannot

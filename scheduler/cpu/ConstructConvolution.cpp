@@ -266,9 +266,10 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
   // accumulates into it starts its register accumulators from that
   // constant (the x86 backend, tileInitialValue) instead of reading back
   // the zeroed output. Without it all panels are zeroed first.
-  auto tiles = [&](const std::set<size_t> &covered, const std::string &col, const Expr &cols,
-                   const std::vector<Expr> &out, const Expr &img, const Expr &filt,
-                   const std::vector<IndexVar> &outer, bool peel) {
+  // The tasks: one value of each output index but f and those the columns
+  // `covered`, times the blocks of nr of `cols` columns (numbered by `col`),
+  // on the cores.
+  auto tasks = [&](const std::set<size_t> &covered, const std::string &col, const Expr &cols, MStmtPtr body) {
     std::vector<std::string> workers;
     std::vector<Expr> spatial;
     for (size_t d = 0; d < a.vars.size(); ++d)
@@ -278,8 +279,16 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
       }
     workers.push_back(col);
     spatial.push_back(simplify(ceilDiv(cols, intImm(t.nr))));
-    MStmtPtr init = mMapFor({fr, xx}, MappingAtom::Kind::Repeat, {intImm(t.mr), intImm(t.nr)}, std::nullopt,
-                            mStore(a.target, out, floatImm(0, a.target->dtype), AccumOp::None, loc), loc);
+    return mMapFor(workers, MappingAtom::Kind::Spatial, spatial, WorkerKind::Cores, std::move(body), loc);
+  };
+  auto zero = [&](const std::vector<Expr> &out) {
+    return mMapFor({fr, xx}, MappingAtom::Kind::Repeat, {intImm(t.mr), intImm(t.nr)}, std::nullopt,
+                   mStore(a.target, out, floatImm(0, a.target->dtype), AccumOp::None, loc), loc);
+  };
+  auto tiles = [&](const std::set<size_t> &covered, const std::string &col, const Expr &cols,
+                   const std::vector<Expr> &out, const Expr &img, const Expr &filt,
+                   const std::vector<IndexVar> &outer, bool peel) {
+    MStmtPtr init = zero(out);
     // The reduction loops of one panel over channel block `block`.
     auto panel = [&](const Expr &block) {
       std::vector<std::pair<std::string, Expr>> at{{cb, block}};
@@ -305,7 +314,7 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
       if (channel) nest = seqFor(cb, ceilDiv(channel->extent, intImm(t.kc)), nest, loc);
       body = mBlock({seqFor(fb, panels, init, loc), nest}, loc);
     }
-    return mMapFor(workers, MappingAtom::Kind::Spatial, spatial, WorkerKind::Cores, body, loc);
+    return tasks(covered, col, cols, body);
   };
   // Row tiles: nr columns x of one output row. Not peeled: their padded
   // blocks run masked (lane masks in k registers), and a second copy of
@@ -331,6 +340,44 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
     return tiles({yDim, ro.xDim}, pb, mul(os[yDim], ow), out, imgV, substitute(load(packed, fIdxC), fl.values), outer, true);
   };
 
+  // Any stride and dilation (flat pixels as above, an output pixel reading
+  // image pixel (y*stride + .., x*stride + ..)): per channel block and
+  // window step, each task copies the kc x nr image elements its nr pixels
+  // read into a local panel (im2col, one panel at a time; padding and the
+  // pixels past the last row as zeros), which the register tile then reads
+  // at unit stride while every filter panel passes over it. The panel
+  // (16 KiB) stays in L1; the output tile is zeroed first and read back
+  // once per kc channels. Null without a channel loop (each panel would be
+  // one deep) or an output row index besides f.
+  auto packedTiles = [&]() -> MStmtPtr {
+    if (!channel || ro.xDim == 0 || ro.xDim - 1 == ro.fDim) return nullptr;
+    size_t yDim = ro.xDim - 1;
+    const std::vector<Expr> &os = a.target->shape;
+    Expr p = add(mul(loopVar(pb), intImm(t.nr)), loopVar(xx)), ow = os[ro.xDim];
+    std::vector<Expr> out = oIdx;
+    out[yDim] = simplify(binary(BinOp::Div, p, ow));
+    out[ro.xDim] = simplify(binary(BinOp::Mod, p, ow));
+    std::vector<std::pair<std::string, Expr>> at = vmap;
+    at[yDim].second = out[yDim];
+    at[ro.xDim].second = out[ro.xDim];
+    TensorPtr buf = scratchTensor(fresh("panel_" + ro.img->tensor->name), a.target->dtype,
+                                  {intImm(t.kc), intImm(t.nr)}, Scope::Local, loc);
+    const std::string &c = channel->name;
+    Expr live = simplify(binary(BinOp::Min, intImm(t.kc), sub(channel->extent, mul(loopVar(cb), intImm(t.kc)))));
+    MStmtPtr copy = seqFor(c, live, mMapFor({xx}, MappingAtom::Kind::Repeat, {intImm(t.nr)}, std::nullopt,
+                                            mStore(buf, {loopVar(c), loopVar(xx)}, simplifyIndices(substitute(ro.img, at)),
+                                                   AccumOp::None, loc), loc), loc);
+    Expr i = load(buf, {loopVar(c), loopVar(xx)}), f = load(packed, fIdxC);
+    MStmtPtr fma = mStore(a.target, out, ro.imgFirst ? mul(i, f) : mul(f, i), AccumOp::Add, loc);
+    MStmtPtr tile = seqFor(c, live, mMapFor({fr, xx}, MappingAtom::Kind::Repeat, {intImm(t.mr), intImm(t.nr)},
+                                            std::nullopt, fma, loc), loc);
+    std::vector<IndexVar> outer(ro.kOrder.begin(), ro.kOrder.end() - 1);
+    MStmtPtr steps = loops(outer, mBlock({copy, seqFor(fb, panels, tile, loc)}, loc), loc);
+    MStmtPtr body = mBlock({mAlloc(buf, loc), seqFor(fb, panels, zero(out), loc),
+                            seqFor(cb, ceilDiv(channel->extent, intImm(t.kc)), steps, loc)}, loc);
+    return tasks({yDim, ro.xDim}, pb, mul(os[yDim], ow), body);
+  };
+
   // The unit-stride version: the integer scalars multiplying x in the
   // image's last index set to 1 (no `if` when there are none), and within
   // it the flat pixel version where it applies.
@@ -344,11 +391,14 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
   MStmtPtr compute = rowTiles(unitImg);
   if (std::optional<Flat> fl = flatPixels(*op, ro, unitImg, ones))
     compute = fl->cond ? mIf(fl->cond, flatTiles(unitImg, *fl), compute, loc) : flatTiles(unitImg, *fl);
-  // Other strides and dilations: the default schedule, whose inner loop
-  // over x the later loop-IR passes specialise (stride 2: interleaved
-  // vector loads) and split at the padding; these tiles with a run-time
-  // stride would run their register tile one lane at a time.
-  if (unitCond) compute = mIf(unitCond, compute, defaultSchedule(op, TargetDesc{})->body, loc);
+  // Other strides and dilations: the packed tiles (these tiles with a
+  // run-time stride would run their register tile one lane at a time);
+  // without them the default schedule, whose inner loop over x the later
+  // loop-IR passes specialise and split at the padding.
+  if (unitCond) {
+    MStmtPtr strided = packedTiles();
+    compute = mIf(unitCond, compute, strided ? strided : defaultSchedule(op, TargetDesc{})->body, loc);
+  }
 
   return synthesizedKernel(op, TargetFamily::Cpu, mBlock({alloc, pack, compute}, op->loc));
 }

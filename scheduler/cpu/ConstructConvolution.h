@@ -38,7 +38,7 @@ bool constructConvolutionApplies(const ir::Op &op, std::string *reason = nullptr
 //   for (fb) in spatial(cdiv(F, mr)) on cores { Fp[fb, k.., fr] = Filt[fb*mr + fr, ..] }
 //   if (stride == 1 && dilation == 1) {
 //     if (R == 1 && S == 1 && pad == 0) { FLAT } else { TILES(Img with them = 1) }
-//   } else { the default schedule }
+//   } else { PACKED }
 // (no `if` where the op fixes the values: a constant unit stride, a 1x1
 // window) with TILES =
 //   for (b.., xb) in spatial(B.., cdiv(OW, nr)) on cores {
@@ -63,6 +63,16 @@ bool constructConvolutionApplies(const ir::Op &op, std::string *reason = nullptr
 // tile at zero, tileInitialValue in backends/x86/MatchContraction.h)
 // a matmul over each image's pixel row, full 16-lane vectors but for the
 // last tile (ir/FlatIndex.h: the pair [p / W, p % W] is the one index p).
+// PACKED serves any stride and dilation over the same flat pixels, reading
+// the image through a local kc x nr panel that each task fills per channel
+// block and window step (im2col one panel at a time, padding as zeros):
+//   for (b.., pb) in spatial(B.., cdiv(OH*OW, nr)) on cores {
+//     for fb { O[.., fb's filters, pixels] = 0 }
+//     for cb { for window vars (r, s) {
+//       for c in 0..min(kc, C - cb*kc) { for xx in repeat(nr) { P[c, xx] = Img[.., cb*kc + c, pixel p's window element] } }
+//       for fb { for c { for (fr, xx) in repeat(mr, nr) { O[.., fb*mr + fr, p / OW, p % OW] += P[c, xx] * Fp[fb, r, s, cb*kc + c, fr] } } } } } }
+// (the default schedule instead where there is no channel loop or no
+// output row index besides f).
 // The unit-stride version is the nest MatchContraction recognises (several
 // reduction loops); the image's padding guards ignore the innermost
 // (channel) loop, so they become lane masks computed once per window step.
