@@ -6,9 +6,11 @@
 #include "backends/x86/CacheHints.h"
 #include "backends/x86/EmitRegisterTile.h"
 #include "backends/x86/EmitWriteCheck.h"
+#include "backends/x86/LaneMask.h"
 #include "backends/x86/OutlineParallelLoops.h"
 #include "backends/x86/ReassociableSum.h"
 #include "backends/x86/VectorReduction.h"
+#include "ir/FlatIndex.h"
 #include "ir/IRRewrite.h"
 #include "ir/IRVisitor.h"
 #include "ir/TensorSize.h"
@@ -55,6 +57,24 @@ static bool storesMoveWith(const ir::LStmtPtr &body, const std::string &var) {
   return stores && moves;
 }
 
+// True when `body` holds stores and no loop and no store's last index (a
+// flat pixel pair as one) is unit-stride in `var`: vectorized, every store
+// would be a scatter. LLVM's cost model takes AVX-512 scatters for cheap,
+// but they run an element at a time (an im2col panel copy, a channel per
+// iteration, ran 2x slower as gathers and scatters than as scalar code).
+static bool onlyScatters(const ir::LStmtPtr &body, const std::string &var) {
+  bool stores = false, scatters = true;
+  ir::visitLStmt(body, [&](const LStmt &n) {
+    if (n.kind == LStmt::Kind::For) scatters = false;
+    if (n.kind != LStmt::Kind::Store || n.indices.empty()) return;
+    stores = true;
+    ir::Expr flat = ir::flatTrailingIndex(*n.tensor, n.indices);
+    std::optional<int64_t> step = laneStride(flat ? flat : n.indices.back(), var);
+    scatters &= step && *step == 0;
+  });
+  return stores && scatters && storesMoveWith(body, var);
+}
+
 static std::vector<llvm::Metadata *> loopHints(CodegenContext &cg, const LStmt &s) {
   if (s.forKind == ForKind::Vectorized ||
       (s.forKind == ForKind::Parallel && s.worker == ir::WorkerKind::Lanes)) {
@@ -69,6 +89,8 @@ static std::vector<llvm::Metadata *> loopHints(CodegenContext &cg, const LStmt &
   // dependent operations for interleaved vector copies to hide; LLVM's
   // default 4 copies of 16 lanes would make a 56-element pooling row skip
   // the main loop and run in the narrower epilogue.
+  if (s.forKind == ForKind::Serial && onlyScatters(s.body, s.var))
+    return {loopProp(cg, "llvm.loop.vectorize.enable", mdInt(cg, 1, 0))};
   if (s.forKind == ForKind::Serial && storesMoveWith(s.body, s.var))
     return {loopProp(cg, "llvm.loop.interleave.count", mdInt(cg, 32, 1))};
   return {};

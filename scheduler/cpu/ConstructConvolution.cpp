@@ -3,8 +3,8 @@
 #include "ir/Simplify.h"
 #include "scheduler/DefaultSchedule.h"
 #include "scheduler/FreshNames.h"
+#include "scheduler/cpu/ConvolutionRoles.h"
 #include "scheduler/cpu/PackOperand.h"
-#include "scheduler/Refusal.h"
 
 #include <algorithm>
 #include <set>
@@ -15,91 +15,6 @@ using namespace ir;
 namespace {
 
 Expr loopVar(const std::string &n) { return var(n, VarKind::Loop); }
-
-// What each part of the statement is (constructConvolutionApplies).
-struct Roles {
-  const Assign *a = nullptr;
-  Expr img, filt;
-  bool imgFirst = true;
-  size_t fDim = 0, xDim = 0;
-  std::vector<IndexVar> kOrder;       // window reduction variables, then the others
-  size_t windowVars = 0;              // how many of kOrder are window variables
-  std::vector<std::string> unitParams; // scalar parameters the fast path fixes to 1
-};
-
-bool analyse(const Op &op, Roles *out, std::string *reason) {
-  if (op.body.size() != 1 || !op.intermediates.empty()) return refuse(reason, "the op has more than one statement");
-  const Assign &a = op.body[0];
-  if (a.vars.size() < 2) return refuse(reason, "the output has rank < 2");
-  if (a.target->dtype != ScalarType::F32 && a.target->dtype != ScalarType::F64)
-    return refuse(reason, "the output is not f32 or f64");
-  const Expr &v = a.value;
-  if (v->kind != ExprKind::Reduce || v->reduceOp != ReduceOp::Sum) return refuse(reason, "the value is not a sum");
-  const Expr &prod = v->args[0];
-  if (prod->kind != ExprKind::Binary || prod->binOp != BinOp::Mul) return refuse(reason, "the summand is not a product");
-  for (const Expr &f : prod->args) {
-    if (f->kind != ExprKind::Load || f->type != a.target->dtype)
-      return refuse(reason, "a factor is not an element of a tensor of the output's type");
-    if (f->tensor == a.target) return refuse(reason, "a factor reads the output");
-  }
-  Roles r;
-  r.a = &a;
-  r.xDim = a.vars.size() - 1;
-  const std::string &x = a.vars[r.xDim].name;
-  r.imgFirst = mentionsVar(prod->args[0], x);
-  r.img = prod->args[r.imgFirst ? 0 : 1];
-  r.filt = prod->args[r.imgFirst ? 1 : 0];
-  if (!mentionsVar(r.img, x) || mentionsVar(r.filt, x))
-    return refuse(reason, "not exactly one factor depends on the innermost output index");
-  const std::vector<Expr> &idx = r.img->args;
-  for (size_t d = 0; d + 1 < idx.size(); ++d)
-    if (mentionsVar(idx[d], x)) return refuse(reason, "the innermost output index appears before the image's last index");
-  if (r.img->pred) return refuse(reason, "the image factor is guarded");
-  bool window = std::any_of(v->rvars.begin(), v->rvars.end(), [&](const IndexVar &k) { return mentionsVar(idx.back(), k.name); });
-  if (!window) return refuse(reason, "the image's last index has no window (no reduction variable next to the output index)");
-
-  std::vector<size_t> filterDims;
-  for (size_t d = 0; d + 1 < a.vars.size(); ++d)
-    if (mentionsVar(r.filt, a.vars[d].name)) filterDims.push_back(d);
-  if (filterDims.size() != 1) return refuse(reason, "the filter factor does not depend on exactly one output index");
-  r.fDim = filterDims[0];
-  if (mentionsVar(r.img, a.vars[r.fDim].name)) return refuse(reason, "the filter's output index also indexes the image");
-
-  // Scalar parameters multiplying an index variable in the image's last
-  // index (stride, dilation): the unit-stride version fixes them to 1.
-  std::set<std::string> scalars;
-  for (const Param &p : op.inputs)
-    if (p.isScalar() && isInteger(p.type)) scalars.insert(p.name);
-  std::set<std::string> unit;
-  for (const auto &[atom, coef] : linearize(simplify(idx.back())).terms) {
-    if (atom->kind == ExprKind::Var) continue;
-    visitExpr(atom, [&](const Expr &n) {
-      if (n->kind == ExprKind::Var && scalars.count(n->name)) unit.insert(n->name);
-    });
-  }
-  r.unitParams.assign(unit.begin(), unit.end());
-  std::vector<std::pair<std::string, Expr>> ones;
-  for (const std::string &p : r.unitParams) ones.push_back({p, intImm(1)});
-  if (std::optional<VarTerm> t = splitOnVar(substitute(idx.back(), ones), x); !t || t->coef != 1)
-    return refuse(reason, "the image's last index is not unit-stride in the innermost output index");
-
-  // Window variables (those that share an image index with an output index)
-  // loop outside the others, so the image's padding guards do not change in
-  // the innermost reduction loop.
-  auto windowVar = [&](const IndexVar &k) {
-    return std::any_of(idx.begin(), idx.end(), [&](const Expr &i) {
-      return mentionsVar(i, k.name) &&
-             std::any_of(a.vars.begin(), a.vars.end(), [&](const IndexVar &o) { return mentionsVar(i, o.name); });
-    });
-  };
-  for (const IndexVar &k : v->rvars)
-    if (windowVar(k)) r.kOrder.push_back(k);
-  r.windowVars = r.kOrder.size();
-  for (const IndexVar &k : v->rvars)
-    if (!windowVar(k)) r.kOrder.push_back(k);
-  if (out) *out = std::move(r);
-  return true;
-}
 
 // `load` with its indices simplified (after substituting 1 for a stride).
 Expr simplifyIndices(const Expr &e) {
@@ -114,74 +29,25 @@ MStmtPtr loops(const std::vector<IndexVar> &vars, MStmtPtr body, SourceLoc loc) 
   return body;
 }
 
-// The flat pixel version's substitutions and run-time condition.
-struct Flat {
-  std::vector<std::pair<std::string, Expr>> values; // window variables 0, scalars 1 or 0
-  Expr cond;                                        // null: always applies
-};
-
-// When the window variables are 0 (extents 1), the scalars multiplying an
-// index variable in the image's last two indices are 1 and the scalars
-// added there are 0, those indices are the output's own (y, x); if the
-// image and output rows then also have the same length and count, pixel
-// (y, x) of both is element y*W + x of one contiguous row per channel, and
-// the convolution is a matmul over that row. `img` is the image factor of
-// the unit-stride version, `given` the values its `if` already tests;
-// nullopt when it cannot become (y, x), there is no y (rank-2 output) or
-// no channel loop.
-std::optional<Flat> flatPixels(const Op &op, const Roles &r, const Expr &img,
-                               const std::vector<std::pair<std::string, Expr>> &given) {
-  const Assign &a = *r.a;
-  const std::vector<Expr> &idx = img->args;
-  if (r.xDim == 0 || r.xDim - 1 == r.fDim || idx.size() < 2 || r.kOrder.size() == r.windowVars) return std::nullopt;
-  Flat fl;
-  std::vector<std::pair<std::string, Expr>> fixed = given; // and the window extents, for the shape test
-  auto require = [&](const Expr &e, int64_t v) {
-    Expr s = simplify(e);
-    int64_t c;
-    if (isConstInt(s, &c)) return c == v;
-    fl.cond = conjoin(fl.cond, binary(BinOp::EQ, s, intImm(v)));
-    if (s->kind == ExprKind::Var) fixed.push_back({s->name, intImm(v)});
-    return true;
-  };
-  for (size_t k = 0; k < r.windowVars; ++k) {
-    if (!require(r.kOrder[k].extent, 1)) return std::nullopt;
-    fl.values.push_back({r.kOrder[k].name, intImm(0)});
-  }
-  std::set<std::string> scalars, unit, zero;
-  for (const Param &p : op.inputs)
-    if (p.isScalar() && isInteger(p.type)) scalars.insert(p.name);
-  for (size_t d = idx.size() - 2; d < idx.size(); ++d)
-    for (const auto &[atom, coef] : linearize(simplify(idx[d])).terms)
-      visitExpr(atom, [&](const Expr &n) {
-        if (n->kind == ExprKind::Var && scalars.count(n->name)) (atom->kind == ExprKind::Var ? zero : unit).insert(n->name);
-      });
-  for (const std::string &p : unit) {
-    if (zero.count(p)) return std::nullopt;
-    require(var(p, VarKind::Symbol), 1);
-    fl.values.push_back({p, intImm(1)});
-  }
-  for (const std::string &p : zero) {
-    require(var(p, VarKind::Symbol), 0);
-    fl.values.push_back({p, intImm(0)});
-  }
-  const std::string &y = a.vars[r.xDim - 1].name, &x = a.vars[r.xDim].name;
-  auto is = [](const Expr &e, const std::string &v) { return e->kind == ExprKind::Var && e->name == v; };
-  size_t n = idx.size();
-  if (!is(simplify(substitute(idx[n - 2], fl.values)), y) || !is(simplify(substitute(idx[n - 1], fl.values)), x))
-    return std::nullopt;
-  for (size_t d = 0; d + 2 < n; ++d)
-    if (mentionsVar(idx[d], y) || mentionsVar(idx[d], x)) return std::nullopt;
-  // Same row length and row count; tested at run time unless the values
-  // fixed above prove it (stdlib conv2d: (H + 2*pad - ..) / stride + 1 is H).
-  fixed.insert(fixed.end(), fl.values.begin(), fl.values.end());
-  const std::vector<Expr> &in = img->tensor->shape, &out = a.target->shape;
-  for (size_t k = 1; k <= 2; ++k) {
-    Expr o = simplify(out[out.size() - k]), i = simplify(in[in.size() - k]);
-    if (!sameExpr(simplify(substitute(o, fixed)), simplify(substitute(i, fixed))))
-      fl.cond = conjoin(fl.cond, binary(BinOp::EQ, o, i));
-  }
-  return fl;
+// Whether the packed tiles beat the row tiles at unit stride (a run-time
+// test, folded where the shape is constant). Per image element and output
+// filter row, both run cdiv(F, mr) * mr / lanes vector FMAs; row tiles
+// cover OW columns with cdiv(OW, nr) * nr lanes, wasting the rest, and the
+// packed tiles pay about kPackCost vector FMAs' time to copy each element
+// into the panel. So packed iff cdiv(F, mr) * mr * waste > kPackCost *
+// lanes * OW. Measured on a 2-core Zen 5 (unit-stride 3x3 and 5x5 layers,
+// C and F 12..256, OW 9..56), each version forced: kPackCost = 3 picks the
+// faster one on all 16 shapes (rows 419 vs packed 291 GFLOP/s at C = F = 64,
+// OW = 56; packed 137 vs rows 62 at F = 169, OW = 9; either within 2% at
+// OW = 14 and 28, F = 64..256). The copies' cost against the register tile
+// varies with C and the window (fits of 1 to 8 on single shapes), so the
+// rule is approximate where the two are close.
+Expr packedWins(const ConvolutionRoles &r, const ConvolutionTiles &t) {
+  constexpr int64_t kPackCost = 3;
+  const Expr &f = r.a->vars[r.fDim].extent, &ow = r.a->vars[r.xDim].extent;
+  Expr rows = mul(ceilDiv(f, intImm(t.mr)), intImm(t.mr));
+  Expr waste = sub(mul(ceilDiv(ow, intImm(t.nr)), intImm(t.nr)), ow);
+  return simplify(binary(BinOp::GT, mul(rows, waste), mul(intImm(kPackCost * t.lanes), ow)));
 }
 
 } // namespace
@@ -191,6 +57,7 @@ ConvolutionTiles chooseConvolutionTiles(const TargetDesc &target, int elemBytes)
   // One row: nv accumulators; mr rows share the nv image vectors and take
   // one broadcast: mr * nv + nv + 1 registers (EmitRegisterTile's rule).
   ConvolutionTiles t;
+  t.lanes = lanes;
   if (target.vectorRegisters >= 32) { // 6 * 4 + 4 + 1 = 29 registers
     t.mr = 6;
     t.nr = 4 * lanes;
@@ -201,12 +68,12 @@ ConvolutionTiles chooseConvolutionTiles(const TargetDesc &target, int elemBytes)
   return t;
 }
 
-bool constructConvolutionApplies(const Op &op, std::string *reason) { return analyse(op, nullptr, reason); }
+bool constructConvolutionApplies(const Op &op, std::string *reason) { return analyseConvolution(op, nullptr, reason); }
 
 KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
-  Roles ro;
+  ConvolutionRoles ro;
   std::string why;
-  if (!analyse(*op, &ro, &why)) throw InternalError("constructConvolution: " + why);
+  if (!analyseConvolution(*op, &ro, &why)) throw InternalError("constructConvolution: " + why);
   const Assign &a = *ro.a;
   SourceLoc loc = a.loc;
   FreshNames fresh(*op, a);
@@ -325,7 +192,7 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
   };
   // Flat tiles: nr consecutive pixels p = pb*nr + xx of one image, output
   // pixel (p / OW, p % OW), image pixel (p / W, p % W) (ir/FlatIndex.h).
-  auto flatTiles = [&](const Expr &img, const Flat &fl) {
+  auto flatTiles = [&](const Expr &img, const FlatPixels &fl) {
     size_t yDim = ro.xDim - 1;
     const std::vector<Expr> &os = a.target->shape;
     Expr p = add(mul(loopVar(pb), intImm(t.nr)), loopVar(xx)), ow = os[ro.xDim], w = img->tensor->shape.back();
@@ -349,7 +216,7 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
   // (16 KiB) stays in L1; the output tile is zeroed first and read back
   // once per kc channels. Null without a channel loop (each panel would be
   // one deep) or an output row index besides f.
-  auto packedTiles = [&]() -> MStmtPtr {
+  auto packedTiles = [&](const Expr &img) -> MStmtPtr {
     if (!channel || ro.xDim == 0 || ro.xDim - 1 == ro.fDim) return nullptr;
     size_t yDim = ro.xDim - 1;
     const std::vector<Expr> &os = a.target->shape;
@@ -364,8 +231,10 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
                                   {intImm(t.kc), intImm(t.nr)}, Scope::Local, loc);
     const std::string &c = channel->name;
     Expr live = simplify(binary(BinOp::Min, intImm(t.kc), sub(channel->extent, mul(loopVar(cb), intImm(t.kc)))));
-    MStmtPtr copy = seqFor(c, live, mMapFor({xx}, MappingAtom::Kind::Repeat, {intImm(t.nr)}, std::nullopt,
-                                            mStore(buf, {loopVar(c), loopVar(xx)}, simplifyIndices(substitute(ro.img, at)),
+    // Pixels outside, channels inside: a pixel's row and column (a division
+    // by OW) and its padding test stay out of the channel loop.
+    MStmtPtr copy = mMapFor({xx}, MappingAtom::Kind::Repeat, {intImm(t.nr)}, std::nullopt,
+                            seqFor(c, live, mStore(buf, {loopVar(c), loopVar(xx)}, simplifyIndices(substitute(img, at)),
                                                    AccumOp::None, loc), loc), loc);
     Expr i = load(buf, {loopVar(c), loopVar(xx)}), f = load(packed, fIdxC);
     MStmtPtr fma = mStore(a.target, out, ro.imgFirst ? mul(i, f) : mul(f, i), AccumOp::Add, loc);
@@ -389,14 +258,15 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
   }
   Expr unitImg = substitute(ro.img, ones);
   MStmtPtr compute = rowTiles(unitImg);
-  if (std::optional<Flat> fl = flatPixels(*op, ro, unitImg, ones))
+  if (MStmtPtr packedUnit = packedTiles(unitImg)) compute = mIf(packedWins(ro, t), packedUnit, compute, loc);
+  if (std::optional<FlatPixels> fl = flatPixels(*op, ro, unitImg, ones))
     compute = fl->cond ? mIf(fl->cond, flatTiles(unitImg, *fl), compute, loc) : flatTiles(unitImg, *fl);
   // Other strides and dilations: the packed tiles (these tiles with a
   // run-time stride would run their register tile one lane at a time);
   // without them the default schedule, whose inner loop over x the later
   // loop-IR passes specialise and split at the padding.
   if (unitCond) {
-    MStmtPtr strided = packedTiles();
+    MStmtPtr strided = packedTiles(ro.img);
     compute = mIf(unitCond, compute, strided ? strided : defaultSchedule(op, TargetDesc{})->body, loc);
   }
 

@@ -18,6 +18,7 @@ namespace tk {
 // row stay in L1 while every filter panel passes over them).
 struct ConvolutionTiles {
   int64_t mr = 6, nr = 64, kc = 64;
+  int64_t lanes = 16; // of one vector register
 };
 ConvolutionTiles chooseConvolutionTiles(const TargetDesc &target, int elemBytes);
 

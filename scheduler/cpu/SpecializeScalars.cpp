@@ -1,5 +1,6 @@
 #include "scheduler/cpu/SpecializeScalars.h"
 
+#include "ir/FlatIndex.h"
 #include "ir/IRRewrite.h"
 #include "ir/Simplify.h"
 
@@ -69,9 +70,47 @@ std::set<std::pair<std::string, int64_t>> testedValues(const LStmtPtr &body) {
   return out;
 }
 
-// `body` with the scalars bound to constants, simplified, constant ifs folded.
+// The divisors of the flat pairs [h + e / S, e % S] of `body`'s accesses
+// (ir/FlatIndex.h) replaced by placeholder symbols, S by S. A pair is only
+// one index while S is the tensor's extent as declared: bound to constants,
+// S would be an equal value but another expression (a 1x1 convolution's
+// output row (W + 2*pad - 1) / stride + 1 with stride 2), and the backends
+// would address the pair by dividing, lane by lane.
+LStmtPtr protectFlatExtents(const LStmtPtr &body, std::vector<std::pair<std::string, Expr>> &restore) {
+  auto protect = [&](const TensorDecl &t, std::vector<Expr> idx) {
+    std::optional<FlatPair> pair = flatPairIndex(t, idx);
+    if (!pair) return idx;
+    Expr extent = simplify(t.shape[pair->dim + 1]);
+    std::string name = "flat.extent." + std::to_string(restore.size());
+    restore.push_back({name, t.shape[pair->dim + 1]});
+    Expr holder = var(name, VarKind::Symbol, ScalarType::I64);
+    for (size_t d = pair->dim; d <= pair->dim + 1; ++d)
+      idx[d] = transformExpr(idx[d], [&](const Expr &n) -> Expr {
+        bool divides = n->kind == ExprKind::Binary && (n->binOp == BinOp::Div || n->binOp == BinOp::Mod);
+        return divides && sameExpr(simplify(n->args[1]), extent) ? binary(n->binOp, n->args[0], holder) : n;
+      });
+    return idx;
+  };
+  auto loads = [&](const Expr &e) {
+    return transformExpr(e, [&](const Expr &n) -> Expr {
+      if (n->kind != ExprKind::Load || !n->tensor) return n;
+      std::vector<Expr> idx = protect(*n->tensor, n->args);
+      return idx == n->args ? n : load(n->tensor, idx, n->pad, n->pred, n->loc);
+    });
+  };
+  LStmtPtr out = rewriteLStmt(body, loads);
+  return transformLStmt(out, [&](const LStmtPtr &s) -> LStmtPtr {
+    if (s->kind == LStmt::Kind::Store && s->tensor) s->indices = protect(*s->tensor, s->indices);
+    return s;
+  });
+}
+
+// `body` with the scalars bound to constants, simplified, constant ifs
+// folded; flat pairs keep their declared extents.
 LStmtPtr bindScalars(const LStmtPtr &body, const std::vector<std::pair<std::string, Expr>> &values) {
-  LStmtPtr out = rewriteLStmt(body, [&](const Expr &e) { return simplify(substitute(e, values)); });
+  std::vector<std::pair<std::string, Expr>> restore;
+  LStmtPtr out = rewriteLStmt(protectFlatExtents(body, restore),
+                              [&](const Expr &e) { return substitute(simplify(substitute(e, values)), restore); });
   return transformLStmt(out, [](const LStmtPtr &s) -> LStmtPtr {
     if (s->kind != LStmt::Kind::If || (s->cond->kind != ExprKind::IntImm && s->cond->kind != ExprKind::BoolImm)) return s;
     const LStmtPtr &taken = s->cond->intValue ? s->thenS : s->elseS;

@@ -74,13 +74,14 @@ TEST_CASE("construct convolution: a unit-stride version behind a run-time test")
   CHECK(mentions(branch->cond, "stride"));
   CHECK(mentions(branch->cond, "dilation"));
   CHECK_FALSE(mentions(branch->cond, "pad"));
-  // The image's last index: x + s - pad in the row tiles of the
-  // then-branch (stride and dilation substituted; the flat pixel version
-  // comes first), the general form in the else-branch.
+  // The image's last index: x + s - pad in the tiles of the then-branch
+  // (stride and dilation substituted; the flat pixel version comes first,
+  // then the packed tiles' panel copy and the row tiles), the general form
+  // in the else-branch's panel copy.
   auto imageIndex = [&](const MStmtPtr &root) {
     Expr last;
     visitMStmt(root, [&](const MStmt &s) {
-      if (s.kind == MStmt::Kind::Store && s.accum == AccumOp::Add)
+      if (s.kind == MStmt::Kind::Store)
         visitExpr(s.value, [&](const Expr &e) {
           if (e->kind == ExprKind::Load && e->tensor->name == "X") last = e->args.back();
         });
@@ -93,6 +94,12 @@ TEST_CASE("construct convolution: a unit-stride version behind a run-time test")
   CHECK_FALSE(mentions(fast, "stride"));
   CHECK_FALSE(mentions(fast, "dilation"));
   CHECK(mentions(general, "stride"));
+  // Other strides read the image through a local panel (no default schedule).
+  int panels = 0;
+  visitMStmt(branch->elseS, [&](const MStmt &s) {
+    panels += s.kind == MStmt::Kind::Alloc && s.tensor->scope == Scope::Local && s.tensor->name.rfind("panel_X", 0) == 0;
+  });
+  CHECK(panels == 1);
   // The filter is packed once, contiguous in the register tile's rows.
   CHECK(k->body->stmts[0]->kind == MStmt::Kind::Alloc);
   CHECK(k->body->stmts[0]->tensor->shape.back()->intValue == 6);
@@ -103,13 +110,16 @@ TEST_CASE("construct convolution: constant unit stride needs no version, tiles f
                     "  O[n, f, y, x] = sum(c, r, s) (X[n, c, y + r, x + s] else 0) * Wt[f, c, r, s];\n}\n",
                     "t");
   KernelPtr k = constructConvolution(op, chooseConvolutionTiles(kAvx512, 4));
-  // The one `if` is the flat pixel version's: R = S = 1 (then H - R + 1 is H).
+  // The flat pixel version's `if`: R = S = 1 (then H - R + 1 is H); inside
+  // its else-branch the choice between packed and row tiles (the waste of
+  // 64-lane rows against the cost of the panel copies, a run-time test).
   std::vector<Expr> conds;
   visitMStmt(k->body, [&](const MStmt &s) {
     if (s.kind == MStmt::Kind::If) conds.push_back(s.cond);
   });
-  REQUIRE(conds.size() == 1);
+  REQUIRE(conds.size() == 2);
   CHECK(printExpr(conds[0]) == "R == 1 && S == 1");
+  CHECK(printExpr(conds[1]) == "cdiv(F, 6) * 6 * (S - W + cdiv(-S + W + 1, 64) * 64 - 1) > S * -48 + W * 48 + 48");
   ConvolutionTiles z = chooseConvolutionTiles(kAvx512, 4), y = chooseConvolutionTiles(kAvx2, 4), d = chooseConvolutionTiles(kAvx512, 8);
   CHECK(z.mr * (z.nr / 16) + z.nr / 16 + 1 <= 32);
   CHECK(z.nr == 64);
