@@ -1,189 +1,208 @@
-// tk_construct_sweep: the dynamic-shape sweep (docs/performance.md,
-// "Construction, measured"). 50 random shapes (fixed seed; 25 matmul, 25
-// conv2d, sizes log-uniform and small enough for a loaded 2-core machine).
-// For each shape a fresh tkc process constructs the op's kernel for that
-// shape (`--shape-hint` for every symbol and scalar; timed with
-// `--emit=mapping`, i.e. frontend + construction, no code generation),
-// then a second tkc process compiles it (`--emit=obj`, linked and loaded),
-// and the kernel is timed against oneDNN on the same inputs (median of 7
-// calls each). Prints one row per shape, the total construction time and
-// the geometric mean of tkc's speed relative to oneDNN's, per op and overall.
+// tk_construct_sweep: tkc's kernels on many shapes against oneDNN
+// (docs/performance.md, "Random shapes"). For each shape a fresh tkc
+// process constructs the op's kernel for that shape (`--shape-hint` for
+// every symbol and scalar; timed with `--emit=mapping`, i.e. frontend +
+// construction, no code generation), then a second tkc process compiles it
+// (`--emit=obj`, linked and loaded), and the kernel is timed against oneDNN
+// on the same inputs (median of 7 calls each). Prints one row per shape,
+// the geometric mean of tkc's speed relative to oneDNN's per op family and
+// overall, the worst five shapes and how many fall below 0.5x.
 //
 //   tk_construct_sweep [--tkc PATH] [--work DIR] [--shapes N] [--seed N] [--tkc-flag=FLAG]...
-#include "bench/Baselines.h"
+//       the original sweep: N (50) random shapes, matmul and conv2d alternating
+//   tk_construct_sweep --wide [--random N] ...
+//       every family (bench/SweepFamilies.h: matmul, conv2d, gemv, bmm,
+//       depthwise, avgpool2d, softmax, layernorm): its ResNet-50,
+//       MobileNet-V2 and BERT-base layer shapes and N (4) random ones
+//   tk_construct_sweep --check ...
+//       correctness only, no timing: three tiny random shapes per family
+//       (sizes 1, primes), each compared with oneDNN; exit status 1 on a
+//       difference (a ctest)
+#include "bench/SweepFamilies.h"
 #include "bench/TimeKernel.h"
 #include "tests/e2e/NativeOp.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <iostream>
-#include <random>
+#include <map>
+#include <optional>
 
 using namespace tk;
+using namespace tk::bench;
 namespace fs = std::filesystem;
 
 namespace {
 
-using Shape = std::vector<std::pair<std::string, int64_t>>;
-using MatmulFn = int (*)(const float *, const float *, float *, int64_t, int64_t, int64_t);
-using Conv2dFn = int (*)(const float *, const float *, int64_t, int64_t, int64_t, float *, int64_t, int64_t, int64_t,
-                         int64_t, int64_t, int64_t, int64_t);
+std::string quote(const std::string &s) { return "'" + s + "'"; }
 
-int64_t logUniform(std::mt19937_64 &rng, int64_t lo, int64_t hi) {
-  std::uniform_real_distribution<double> d(std::log(double(lo)), std::log(double(hi) + 1));
-  return std::clamp<int64_t>(int64_t(std::exp(d(rng))), lo, hi);
-}
+struct Case {
+  const SweepFamily *family;
+  std::string label; // a model layer's name, or empty
+  Shape shape;
+};
 
-Shape randomMatmul(std::mt19937_64 &rng) {
-  return {{"M", logUniform(rng, 16, 1024)}, {"K", logUniform(rng, 16, 1024)}, {"N", logUniform(rng, 16, 1024)}};
-}
+struct Row {
+  const Case *c;
+  double constructSec, tkcSec, dnnlSec, diff;
+  double ratio() const { return dnnlSec / tkcSec; }
+};
 
-Shape randomConv(std::mt19937_64 &rng) {
-  int64_t r = std::array<int64_t, 3>{1, 3, 5}[rng() % 3], h = logUniform(rng, 8, 56);
-  return {{"N", logUniform(rng, 1, 4)}, {"C", logUniform(rng, 8, 256)}, {"H", h}, {"W", h},
-          {"F", logUniform(rng, 8, 256)}, {"R", r}, {"S", r}, {"stride", int64_t(1 + rng() % 2)},
-          {"pad", r / 2}, {"dilation", 1}};
-}
+struct Options {
+  e2e::CompileConfig cfg;
+  std::string work = "construct-sweep-work";
+  int shapes = 50, random = 4;
+  uint64_t seed = 5;
+  bool wide = false, check = false;
+  std::vector<std::string> extra;
+};
 
-int64_t at(const Shape &s, const std::string &k) {
-  for (const auto &[n, v] : s)
-    if (n == k) return v;
-  throw InternalError("tk_construct_sweep: no " + k);
-}
-
-std::string text(const Shape &s) {
-  std::string out;
-  for (const auto &[n, v] : s) out += fmt::format("{}{}={}", out.empty() ? "" : " ", n, v);
+std::vector<Case> cases(const std::vector<SweepFamily> &families, const Options &o) {
+  std::mt19937_64 rng(o.seed);
+  std::vector<Case> out;
+  if (!o.wide && !o.check) {
+    for (int i = 0; i < o.shapes; ++i) { // alternate, so a cut-short run still has both
+      const SweepFamily &f = families[size_t(i % 2)];
+      out.push_back({&f, "", f.random(rng, false)});
+    }
+    return out;
+  }
+  for (const SweepFamily &f : families) {
+    if (o.wide)
+      for (const auto &[label, shape] : f.named) out.push_back({&f, label, shape});
+    for (int i = 0; i < (o.check ? 3 : o.random); ++i) out.push_back({&f, "", f.random(rng, o.check)});
+  }
   return out;
 }
 
-std::string quote(const std::string &s) { return "'" + s + "'"; }
+// Constructs, compiles and runs one case; nullopt after printing why.
+std::optional<Row> run(const Case &c, const Options &o, int index) {
+  std::string file = fmt::format("{}/sweep_{}.tk", o.work, c.family->name);
+  std::ofstream(file) << c.family->source;
+  std::vector<std::string> flags = {"-O2", "--target=host", "--stdlib=" + std::string(TK_SOURCE_STDLIB_DIR)};
+  flags.insert(flags.end(), o.extra.begin(), o.extra.end());
+  for (const auto &[n, v] : c.shape) // hints are positive: pad = 0 keeps the default
+    if (v > 0) flags.push_back(fmt::format("--shape-hint={}={}", n, v));
+  std::string cmd = quote(o.cfg.tkc);
+  for (const std::string &f : flags) cmd += " " + quote(f);
+  cmd += " --emit=mapping " + quote(file) + " > /dev/null";
+  auto t0 = std::chrono::steady_clock::now();
+  if (std::system(cmd.c_str()) != 0) {
+    std::cerr << "tk_construct_sweep: failed: " << cmd << "\n";
+    return std::nullopt;
+  }
+  double constructSec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  e2e::CompileConfig cfg = o.cfg;
+  cfg.tkcFlags = flags;
+  cfg.workDir = fmt::format("{}/{}", o.work, index); // a fresh path: dlopen does not reuse the last library
+  std::string error;
+  auto lib = e2e::NativeLibrary::build(file, cfg, &error);
+  if (!lib) {
+    std::cerr << "tk_construct_sweep: " << error << "\n";
+    return std::nullopt;
+  }
+  PreparedCase p;
+  c.family->prepare(c.shape, lib->symbol(c.family->symbol), p);
+  if (int status = p.tkc(); status != 0) {
+    std::cerr << fmt::format("tk_construct_sweep: {} returned status {} at {}\n", c.family->name, status,
+                             shapeText(c.shape));
+    return std::nullopt;
+  }
+  p.dnnl();
+  Row row{&c, constructSec, 0, 0, relDiff(p.got, p.want)};
+  if (!o.check) {
+    row.tkcSec = medianSeconds([&] { p.tkc(); });
+    row.dnnlSec = medianSeconds(p.dnnl);
+  }
+  if (o.check)
+    fmt::print("| {} | {} | {} | {:.1e} |\n", index + 1, c.family->name, shapeText(c.shape), row.diff);
+  else
+    fmt::print("| {} | {} | {}{} | {:.2f} | {:.1f} {} | {:.1f} | {:.2f} | {:.1e} |\n", index + 1, c.family->name,
+               c.label.empty() ? "" : c.label + ": ", shapeText(c.shape), row.constructSec, p.work / row.tkcSec / 1e9,
+               p.memoryBound ? "GB/s" : "GFLOP/s", p.work / row.dnnlSec / 1e9, row.ratio(), row.diff);
+  std::fflush(stdout);
+  return row;
+}
 
-struct Row {
-  double constructSec, tkcSec, dnnlSec, diff;
-};
+void summary(const std::vector<Row> &rows) {
+  std::map<std::string, std::pair<double, int>> logs; // family -> (sum of log ratios, count)
+  std::vector<std::string> order;
+  double all = 0, construct = 0;
+  for (const Row &r : rows) {
+    auto [it, fresh] = logs.insert({r.c->family->name, {0.0, 0}});
+    if (fresh) order.push_back(r.c->family->name);
+    it->second.first += std::log(r.ratio());
+    it->second.second += 1;
+    all += std::log(r.ratio());
+    construct += r.constructSec;
+  }
+  for (const std::string &f : order)
+    fmt::print("\n{}: {} shapes, geometric mean tkc / oneDNN speed {:.3f}", f, logs[f].second,
+               std::exp(logs[f].first / logs[f].second));
+  std::vector<const Row *> worst;
+  for (const Row &r : rows) worst.push_back(&r);
+  std::sort(worst.begin(), worst.end(), [](const Row *a, const Row *b) { return a->ratio() < b->ratio(); });
+  size_t below = size_t(std::count_if(rows.begin(), rows.end(), [](const Row &r) { return r.ratio() < 0.5; }));
+  fmt::print("\nall: {} shapes, construction {:.1f} s in total ({:.2f} s per process), geometric mean tkc / oneDNN "
+             "{:.3f}; {} below 0.5x\nworst five:\n",
+             rows.size(), construct, construct / double(rows.size()), std::exp(all / double(rows.size())), below);
+  for (size_t i = 0; i < std::min<size_t>(5, worst.size()); ++i)
+    fmt::print("  {:.2f}x  {} {}{}\n", worst[i]->ratio(), worst[i]->c->family->name,
+               worst[i]->c->label.empty() ? "" : worst[i]->c->label + ": ", shapeText(worst[i]->c->shape));
+}
 
 } // namespace
 
 int main(int argc, char **argv) {
-  bench::execWithPassiveOpenMp(argv);
-  e2e::CompileConfig cfg;
-  cfg.tkc = TK_MEASURE_TKC;
-  cfg.runtimeLibDir = TK_MEASURE_LIBDIR;
-  std::string work = "construct-sweep-work";
-  int shapes = 50;
-  uint64_t seed = 5;
-  std::vector<std::string> extra;
+  execWithPassiveOpenMp(argv);
+  Options o;
+  o.cfg.tkc = TK_MEASURE_TKC;
+  o.cfg.runtimeLibDir = TK_MEASURE_LIBDIR;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-    if (a == "--tkc") cfg.tkc = value();
-    else if (a == "--work") work = value();
-    else if (a == "--shapes") shapes = std::stoi(value());
-    else if (a == "--seed") seed = std::stoull(value());
-    else if (a.rfind("--tkc-flag=", 0) == 0) extra.push_back(a.substr(11));
+    if (a == "--tkc") o.cfg.tkc = value();
+    else if (a == "--work") o.work = value();
+    else if (a == "--shapes") o.shapes = std::stoi(value());
+    else if (a == "--random") o.random = std::stoi(value());
+    else if (a == "--seed") o.seed = std::stoull(value());
+    else if (a == "--wide") o.wide = true;
+    else if (a == "--check") o.check = true;
+    else if (a.rfind("--tkc-flag=", 0) == 0) o.extra.push_back(a.substr(11));
     else {
-      std::cerr << "usage: tk_construct_sweep [--tkc PATH] [--work DIR] [--shapes N] [--seed N] [--tkc-flag=FLAG]...\n";
+      std::cerr << "usage: tk_construct_sweep [--wide [--random N] | --check] [--tkc PATH] [--work DIR] [--shapes N] "
+                   "[--seed N] [--tkc-flag=FLAG]...\n";
       return 2;
     }
   }
-  fs::create_directories(work);
-  std::string files[2] = {work + "/sweep_matmul.tk", work + "/sweep_conv2d.tk"};
-  std::ofstream(files[0]) << "import \"std/linalg.tk\";\nexport matmul;\n";
-  std::ofstream(files[1]) << "import \"std/nn.tk\";\nexport conv2d;\n";
-  std::string stdlib = "--stdlib=" + std::string(TK_SOURCE_STDLIB_DIR);
-  bench::setBaselineThreads(2);
-  std::mt19937_64 rng(seed);
-  fmt::print("| # | op | shape | construct s | tkc GFLOP/s | oneDNN GFLOP/s | tkc / oneDNN | max rel diff |\n"
-             "|---:|---|---|---:|---:|---:|---:|---:|\n");
-  std::vector<Row> rows[2];
-  for (int i = 0; i < shapes; ++i) {
-    int kind = i % 2; // alternate, so a cut-short run still has both
-    Shape s = kind == 0 ? randomMatmul(rng) : randomConv(rng);
-    std::vector<std::string> flags = {"-O2", "--target=host", stdlib};
-    flags.insert(flags.end(), extra.begin(), extra.end());
-    for (const auto &[n, v] : s) // hints are positive: pad = 0 keeps the default
-      if (v > 0) flags.push_back(fmt::format("--shape-hint={}={}", n, v));
-    std::string cmd = quote(cfg.tkc);
-    for (const std::string &f : flags) cmd += " " + quote(f);
-    cmd += " --emit=mapping " + quote(files[kind]) + " > /dev/null";
-    auto t0 = std::chrono::steady_clock::now();
-    if (std::system(cmd.c_str()) != 0) {
-      std::cerr << "tk_construct_sweep: failed: " << cmd << "\n";
-      return 1;
-    }
-    double constructSec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    cfg.tkcFlags = flags;
-    cfg.workDir = fmt::format("{}/{}", work, i); // a fresh path: dlopen does not reuse the last library
-    std::string error;
-    auto lib = e2e::NativeLibrary::build(files[kind], cfg, &error);
-    if (!lib) {
-      std::cerr << "tk_construct_sweep: " << error << "\n";
-      return 1;
-    }
-    std::mt19937 gen(42);
-    std::uniform_real_distribution<float> dist(-1, 1);
-    auto random = [&](size_t n) {
-      std::vector<float> v(n);
-      for (float &x : v) x = dist(gen);
-      return v;
-    };
-    double flops;
-    std::vector<float> got, want;
-    std::function<int()> tkc;
-    bench::Run dnnl;
-    std::vector<float> a, b;
-    if (kind == 0) {
-      int64_t M = at(s, "M"), K = at(s, "K"), N = at(s, "N");
-      a = random(M * K), b = random(K * N), got.assign(M * N, 0), want.assign(M * N, 0);
-      auto fn = reinterpret_cast<MatmulFn>(lib->symbol("matmul"));
-      tkc = [=, &a, &b, &got] { return fn(a.data(), b.data(), got.data(), M, K, N); };
-      dnnl = bench::onednnMatmul(a.data(), b.data(), want.data(), M, K, N);
-      flops = 2.0 * M * K * N;
-    } else {
-      int64_t N = at(s, "N"), C = at(s, "C"), H = at(s, "H"), W = at(s, "W"), F = at(s, "F"), R = at(s, "R"),
-              st = at(s, "stride"), pad = at(s, "pad");
-      int64_t OH = (H + 2 * pad - R) / st + 1, OW = (W + 2 * pad - R) / st + 1;
-      a = random(N * C * H * W), b = random(F * C * R * R), got.assign(N * F * OH * OW, 0), want = got;
-      auto fn = reinterpret_cast<Conv2dFn>(lib->symbol("conv2d"));
-      tkc = [=, &a, &b, &got] { return fn(a.data(), b.data(), st, pad, 1, got.data(), N, C, H, W, F, R, R); };
-      dnnl = bench::onednnConv2d(a.data(), b.data(), want.data(), N, C, H, W, F, R, R, st, pad);
-      flops = 2.0 * N * F * OH * OW * C * R * R;
-    }
-    if (tkc() != 0) {
-      std::cerr << "tk_construct_sweep: the kernel returned a non-zero status at " << text(s) << "\n";
-      return 1;
-    }
-    dnnl();
-    Row row{constructSec, bench::medianSeconds([&] { tkc(); }), bench::medianSeconds(dnnl), bench::relDiff(got, want)};
-    rows[kind].push_back(row);
-    fmt::print("| {} | {} | {} | {:.2f} | {:.1f} | {:.1f} | {:.2f} | {:.1e} |\n", i + 1,
-               kind == 0 ? "matmul" : "conv2d", text(s), row.constructSec, flops / row.tkcSec / 1e9,
-               flops / row.dnnlSec / 1e9, row.dnnlSec / row.tkcSec, row.diff);
-    std::fflush(stdout);
+  fs::create_directories(o.work);
+  setBaselineThreads(2);
+  std::vector<SweepFamily> families = sweepFamilies(TK_SOURCE_BENCH_OPS_DIR);
+  std::vector<Case> all = cases(families, o);
+  if (o.check)
+    fmt::print("| # | op | shape | max rel diff |\n|---:|---|---|---:|\n");
+  else
+    fmt::print("| # | op | shape | construct s | tkc | oneDNN | tkc / oneDNN | max rel diff |\n"
+               "|---:|---|---|---:|---:|---:|---:|---:|\n");
+  std::vector<Row> rows;
+  bool failed = false;
+  for (size_t i = 0; i < all.size(); ++i) {
+    std::optional<Row> r = run(all[i], o, int(i));
+    if (!r) return 1;
+    // f32 sums over up to a few thousand terms in another order than oneDNN's
+    failed |= !(r->diff <= 1e-4);
+    rows.push_back(*r);
   }
-  double total = 0, logSum = 0;
-  size_t n = 0;
-  for (int kind = 0; kind < 2; ++kind) {
-    double kLog = 0;
-    for (const Row &r : rows[kind]) total += r.constructSec, kLog += std::log(r.dnnlSec / r.tkcSec);
-    logSum += kLog;
-    n += rows[kind].size();
-    if (!rows[kind].empty())
-      fmt::print("\n{}: {} shapes, geometric mean tkc / oneDNN speed {:.3f}", kind == 0 ? "matmul" : "conv2d",
-                 rows[kind].size(), std::exp(kLog / double(rows[kind].size())));
+  if (o.check) {
+    fmt::print("{} shapes, {}\n", rows.size(), failed ? "DIFFERENCES above 1e-4" : "all within 1e-4 of oneDNN");
+    return failed ? 1 : 0;
   }
-  if (n)
-    fmt::print("\nall: {} shapes, construction {:.1f} s in total ({:.2f} s per process), geometric mean tkc / oneDNN "
-               "{:.3f}\n",
-               n, total, total / double(n), std::exp(logSum / double(n)));
+  summary(rows);
   return 0;
 }
