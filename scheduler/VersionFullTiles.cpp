@@ -155,6 +155,22 @@ bool edgeOfStore(const Expr &g, const LStmt &st, const std::set<std::string> &lo
   return edge;
 }
 
+// How many loops deep `s` nests (0: no loop): the most loops around one of
+// its stores.
+int loopDepth(const LStmtPtr &s) {
+  struct Depth : LoopVisitor {
+    size_t deepest = 0;
+    void walkExpr(const Expr &) override {}
+    void visitStore(const LStmt &) override {
+      size_t loops = 0;
+      for (const Binding &b : scope().vars()) loops += b.kind == BindingKind::Loop;
+      deepest = std::max(deepest, loops);
+    }
+  } depth;
+  depth.walkStmt(s);
+  return int(depth.deepest);
+}
+
 // True when the loops of `a` and `b` that share a variable name share its
 // bounds too: versioned as one, the variable has one interval.
 bool sameLoopBounds(const LStmtPtr &a, const LStmtPtr &b) {
@@ -204,8 +220,11 @@ public:
     // A loop that no removable guard mentions (a channel block around the
     // filter blocks) gives nothing to test per iteration: descending through
     // it does not use up a level, so the loop that the guards do vary with
-    // still gets its own copy one level further in.
-    bool spends = root->kind != LStmt::Kind::For || gathered.guardVars.count(root->var);
+    // still gets its own copy one level further in — as long as what gets
+    // copied there keeps a register tile whole (reduction, row and lane
+    // loops: three levels), not inside a matmul tile's k loop, where a copy
+    // per row would leave the rows to scalar code.
+    bool spends = root->kind != LStmt::Kind::For || gathered.guardVars.count(root->var) || loopDepth(root->body) < 4;
     LStmtPtr slow = levels > 1 || !spends ? inner(root, spends ? levels - 1 : levels, text) : root;
     if (!cond || known == 0 || text == failed) return slow;
     // When the full test fails, a tile may still be whole in its outer

@@ -19,7 +19,6 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <sstream>
 
@@ -30,16 +29,6 @@ namespace {
 
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t k2p62 = int64_t(1) << 62;
-
-construct::HardwareDesc stdlibTarget(const std::string &name) {
-  std::ifstream in(std::string(TK_SOURCE_STDLIB_DIR) + "/targets/" + name + ".hw");
-  std::ostringstream text;
-  text << in.rdbuf();
-  schedtest::DiagFixture fx;
-  auto h = construct::parseHardwareDesc(text.str(), fx.sm.addFile(name + ".hw", text.str()), fx.diags);
-  REQUIRE_MESSAGE(h, fx.messages());
-  return *h;
-}
 
 // `src` through the whole pipeline (holes filled by the construction
 // optimizer for zen5-2c or h100): the functions, and the diagnostics as
@@ -57,7 +46,7 @@ Lowered lowerWithConstruct(const std::string &src, TargetFamily family = TargetF
   std::optional<Module> m = buildModule("t.tk", fo, fx.sm, fx.diags, nullptr, &src);
   REQUIRE_MESSAGE(m, fx.out.str());
   construct::ConstructOptions co;
-  co.hw = stdlibTarget(family == TargetFamily::Cuda ? "h100" : "zen5-2c");
+  co.hw = schedtest::stdlibTarget(family == TargetFamily::Cuda ? "h100" : "zen5-2c");
   PipelineOptions po;
   po.target.family = family;
   po.construct = &co;
@@ -274,7 +263,7 @@ TEST_CASE("checked products: warps x 32 against threads") {
 TEST_CASE("checked products: the construction optimizer at 2^40 shape hints and 2^63 - 1 reductions") {
   using namespace tk::construct;
   const int64_t k2p40 = int64_t(1) << 40;
-  HardwareDesc zen = stdlibTarget("zen5-2c");
+  HardwareDesc zen = schedtest::stdlibTarget("zen5-2c");
   // 2^40 x 2^36 parallel tiles wrapped to 0 waves: every estimate was NaN.
   Space big(buildLoopNest(*schedtest::matmulOp(), {{"M", k2p40}, {"K", k2p40}, {"N", k2p40}}), zen);
   Estimate e = estimate(big, big.initial());
@@ -297,7 +286,7 @@ TEST_CASE("checked products: the construction optimizer at 2^40 shape hints and 
   CHECK(st.back() == kMax);
 
   // GPU threads per block saturate.
-  HardwareDesc h100 = stdlibTarget("h100");
+  HardwareDesc h100 = schedtest::stdlibTarget("h100");
   Space gpu(buildLoopNest(*schedtest::matmulOp(), {{"M", k2p40}, {"K", 64}, {"N", k2p40}}), h100);
   ETIR s = gpu.initial();
   size_t r = gpu.levels() - 1;

@@ -12,7 +12,6 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -21,23 +20,7 @@ using namespace tk::construct;
 
 namespace {
 
-std::string readTarget(const std::string &name) {
-  std::ifstream in(std::string(TK_SOURCE_STDLIB_DIR) + "/targets/" + name + ".hw");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-HardwareDesc target(const std::string &name) {
-  SourceManager sm;
-  DiagEngine diags(sm);
-  std::ostringstream out;
-  diags.setStream(&out);
-  std::string text = readTarget(name);
-  auto h = parseHardwareDesc(text, sm.addFile(name + ".hw", text), diags);
-  REQUIRE_MESSAGE(h, out.str());
-  return *h;
-}
+HardwareDesc target(const std::string &name) { return schedtest::stdlibTarget(name); }
 
 struct Parsed {
   std::optional<HardwareDesc> hw;

@@ -5,12 +5,14 @@
 #include "ir/LoopIR.h"
 #include "ir/Module.h"
 #include "scheduler/Pipeline.h"
+#include "scheduler/construct/HardwareDesc.h"
 #include "source_module.h"
 
 #include <fmt/format.h>
 
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -160,6 +162,17 @@ inline std::vector<ir::LoweredFunc> lowerSource(const std::string &src) {
   auto fs = lowerModule(m, opts, fx.diags);
   REQUIRE_MESSAGE(!fs.empty(), fx.out.str());
   return fs;
+}
+
+// stdlib/targets/NAME.hw, parsed (fails the test when it does not parse).
+inline construct::HardwareDesc stdlibTarget(const std::string &name) {
+  std::ifstream in(std::string(TK_SOURCE_STDLIB_DIR) + "/targets/" + name + ".hw");
+  std::ostringstream text;
+  text << in.rdbuf();
+  DiagFixture fx;
+  auto h = construct::parseHardwareDesc(text.str(), fx.sm.addFile(name + ".hw", text.str()), fx.diags);
+  REQUIRE_MESSAGE(h, fx.messages());
+  return *h;
 }
 
 // The printed loop IR of lowerSource(src), function after function.

@@ -111,28 +111,51 @@ TEST_CASE("partition loops: a stencil's domain edges split off, and its row cond
   CHECK(text.find("for j in max(W - 1, min(1, W))..W {") != std::string::npos);
 }
 
-TEST_CASE("partition loops and full tiles: a 1x1 convolution's flat pixel tiles stay register tiles") {
-  // The flat version of a convolution run with a 1x1 window
-  // (ConstructConvolution) reads
-  // X[n, c, p / W, p % W]: one unit-stride index p. Its filter-row loop must
-  // not be versioned per row (the backend's register tile masks the rows of
-  // the last, partial filter block), and the channel blocks after the first
-  // (a loop no guard mentions) still get a copy per filter block, so only
-  // the last one runs the masked tile when F is no multiple of the block.
-  ir::Module m = unittest::moduleFromSource(R"(op conv(X: f32[N, C, H, W], Wt: f32[F, C, R, S]) -> O: f32[N, F, H - R + 1, W - S + 1] {
-  O[n, f, y, x] = sum(c, r, s) (X[n, c, y + r, x + s] else 0) * Wt[f, c, r, s];
-})");
+namespace {
+
+// The loop IR of `src` with the CPU constructors on (AVX-512, 32 registers).
+std::string constructedLoopIR(const std::string &src) {
+  ir::Module m = unittest::moduleFromSource(src);
   schedtest::DiagFixture fx;
   construct::ConstructOptions construct;
+  construct.hw = schedtest::stdlibTarget("zen5-2c");
   PipelineOptions opts;
   opts.target = TargetDesc{ir::TargetFamily::Cpu, 512, 32};
   opts.construct = &construct;
   std::string text;
   for (const ir::LoweredFunc &f : lowerModule(m, opts, fx.diags)) text += printLoweredFunc(f);
   REQUIRE_MESSAGE(!text.empty(), fx.out.str());
+  return text;
+}
+
+} // namespace
+
+TEST_CASE("partition loops and full tiles: a 1x1 convolution's flat pixel tiles stay register tiles") {
+  // The flat version of a convolution run with a 1x1 window
+  // (ConstructConvolution) reads X[n, c, p / W, p % W]: one unit-stride
+  // index p. Its filter-row loop must not be versioned per row (the
+  // backend's register tile masks the rows of the last, partial filter
+  // block), and the channel blocks after the first (a loop no guard
+  // mentions) still get a copy per filter block, so only the last one runs
+  // the masked tile when F is no multiple of the block.
+  std::string text = constructedLoopIR(R"(op conv(X: f32[N, C, H, W], Wt: f32[F, C, R, S]) -> O: f32[N, F, H - R + 1, W - S + 1] {
+  O[n, f, y, x] = sum(c, r, s) (X[n, c, y + r, x + s] else 0) * Wt[f, c, r, s];
+})");
   CAPTURE(text);
   REQUIRE(std::regex_search(text, std::regex(R"(\(pb \* \d+ \+ xx\) % W\])"))); // the flat version
   // (the zeroing nests may be versioned per row: they are no tile's)
   CHECK(!std::regex_search(text, std::regex(R"(for fr in 0\.\.\d+ \{\n\s*if \([^\n]*\n\s*for xx[^\n]*\n[^\n]*\+ \(?X\[)")));
   CHECK(std::regex_search(text, std::regex(R"(for cb in 1\.\.cdiv\(C, \d+\) \{\n\s*for fb in 0\.\.cdiv\(F, (\d+)\) \{\n\s*if \([^\n]*fb \* \1 \+ \d+ < F)")));
+}
+
+TEST_CASE("full tiles: a matmul's k loop is not passed through to version its rows") {
+  // The last row tile of a matmul (M no multiple of 6) keeps its row guards
+  // on the register tile, which masks them; a copy per row inside the k
+  // loop would leave those rows to scalar code.
+  std::string text = constructedLoopIR(R"(op mm(A: f32[M, K], B: f32[K, N]) -> C: f32[M, N] {
+  C[i, j] = sum(k) A[i, k] * B[k, j];
+})");
+  CAPTURE(text);
+  REQUIRE(text.find("for kk") != std::string::npos);
+  CHECK(!std::regex_search(text, std::regex(R"(for kk\w* in [^\n]*\{\n\s*for r\w* in 0\.\.\d+ \{\n\s*if \()")));
 }
