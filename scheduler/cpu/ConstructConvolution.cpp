@@ -122,6 +122,60 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
       if (name == channel->name) e = blocked;
     fIdxC[ro.kOrder.size()] = blocked;
   }
+  // The tasks: one value of each output index but f and those the columns
+  // `covered`, times the blocks of nr of `cols` columns (numbered by `col`),
+  // on the cores.
+  // With `groups` > 1 each of them is split further into that many tasks,
+  // each over its share of the filter blocks (overFilters).
+  std::string fg = fresh("fg");
+  int64_t groups = 1;
+  auto taskDims = [&](const std::set<size_t> &covered, const Expr &cols) {
+    std::vector<std::pair<std::string, Expr>> dims;
+    for (size_t d = 0; d < a.vars.size(); ++d)
+      if (d != ro.fDim && !covered.count(d)) dims.push_back({a.vars[d].name, a.vars[d].extent});
+    dims.push_back({"", simplify(ceilDiv(cols, intImm(t.nr)))});
+    return dims;
+  };
+  auto tasks = [&](const std::set<size_t> &covered, const std::string &col, const Expr &cols, MStmtPtr body) {
+    std::vector<std::string> workers;
+    std::vector<Expr> spatial;
+    for (const auto &[name, extent] : taskDims(covered, cols)) {
+      workers.push_back(name.empty() ? col : name);
+      spatial.push_back(extent);
+    }
+    if (groups > 1) {
+      workers.push_back(fg);
+      spatial.push_back(intImm(groups));
+    }
+    return mMapFor(workers, MappingAtom::Kind::Spatial, spatial, WorkerKind::Cores, std::move(body), loc);
+  };
+  // for fb over the filter blocks of the task: all, or group fg's share.
+  auto overFilters = [&](MStmtPtr body) {
+    if (groups == 1) return seqFor(fb, panels, std::move(body), loc);
+    Expr share = ceilDiv(panels, intImm(groups));
+    MStmtPtr l = seqFor(fb, simplify(binary(BinOp::Min, panels, mul(add(loopVar(fg), intImm(1)), share))),
+                        std::move(body), loc);
+    l->begin = simplify(mul(loopVar(fg), share));
+    return l;
+  };
+  // Too few tasks for the cores (one small image: a 7 x 7 layer is one
+  // task of 64 pixels): `versions` of the tiles built without and with the
+  // filter blocks split into one group per core, chosen at run time.
+  auto perCore = [&](const std::set<size_t> &covered, const Expr &cols, const std::function<MStmtPtr()> &build) {
+    groups = 1;
+    MStmtPtr whole = build();
+    if (t.cores <= 1) return whole;
+    Expr count = intImm(1);
+    for (const auto &dim : taskDims(covered, cols)) count = mul(count, dim.second);
+    groups = t.cores;
+    MStmtPtr split = build();
+    groups = 1;
+    return mIf(simplify(binary(BinOp::LT, count, intImm(t.cores))), split, whole, loc);
+  };
+  auto zero = [&](const std::vector<Expr> &out) {
+    return mMapFor({fr, xx}, MappingAtom::Kind::Repeat, {intImm(t.mr), intImm(t.nr)}, std::nullopt,
+                   mStore(a.target, out, floatImm(0, a.target->dtype), AccumOp::None, loc), loc);
+  };
   // One version of the tiles. A task is nr of `cols` columns (numbered by
   // `col`) for all filters and one value of each output index but f and
   // those the columns `covered`; it writes `out` += `img` * `filt` under
@@ -133,25 +187,6 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
   // accumulates into it starts its register accumulators from that
   // constant (the x86 backend, tileInitialValue) instead of reading back
   // the zeroed output. Without it all panels are zeroed first.
-  // The tasks: one value of each output index but f and those the columns
-  // `covered`, times the blocks of nr of `cols` columns (numbered by `col`),
-  // on the cores.
-  auto tasks = [&](const std::set<size_t> &covered, const std::string &col, const Expr &cols, MStmtPtr body) {
-    std::vector<std::string> workers;
-    std::vector<Expr> spatial;
-    for (size_t d = 0; d < a.vars.size(); ++d)
-      if (d != ro.fDim && !covered.count(d)) {
-        workers.push_back(a.vars[d].name);
-        spatial.push_back(a.vars[d].extent);
-      }
-    workers.push_back(col);
-    spatial.push_back(simplify(ceilDiv(cols, intImm(t.nr))));
-    return mMapFor(workers, MappingAtom::Kind::Spatial, spatial, WorkerKind::Cores, std::move(body), loc);
-  };
-  auto zero = [&](const std::vector<Expr> &out) {
-    return mMapFor({fr, xx}, MappingAtom::Kind::Repeat, {intImm(t.mr), intImm(t.nr)}, std::nullopt,
-                   mStore(a.target, out, floatImm(0, a.target->dtype), AccumOp::None, loc), loc);
-  };
   auto tiles = [&](const std::set<size_t> &covered, const std::string &col, const Expr &cols,
                    const std::vector<Expr> &out, const Expr &img, const Expr &filt,
                    const std::vector<IndexVar> &outer, bool peel) {
@@ -170,16 +205,16 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
     };
     MStmtPtr body;
     if (peel) {
-      body = seqFor(fb, panels, mBlock({init, panel(intImm(0))}, loc), loc);
+      body = overFilters(mBlock({init, panel(intImm(0))}, loc));
       if (channel) {
-        MStmtPtr rest = seqFor(cb, ceilDiv(channel->extent, intImm(t.kc)), seqFor(fb, panels, panel(loopVar(cb)), loc), loc);
+        MStmtPtr rest = seqFor(cb, ceilDiv(channel->extent, intImm(t.kc)), overFilters(panel(loopVar(cb))), loc);
         rest->begin = intImm(1);
         body = mBlock({body, rest}, loc);
       }
     } else {
-      MStmtPtr nest = seqFor(fb, panels, panel(loopVar(cb)), loc);
+      MStmtPtr nest = overFilters(panel(loopVar(cb)));
       if (channel) nest = seqFor(cb, ceilDiv(channel->extent, intImm(t.kc)), nest, loc);
-      body = mBlock({seqFor(fb, panels, init, loc), nest}, loc);
+      body = mBlock({overFilters(init), nest}, loc);
     }
     return tasks(covered, col, cols, body);
   };
@@ -214,10 +249,10 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
   // pixels past the last row as zeros), which the register tile then reads
   // at unit stride while every filter panel passes over it. The panel
   // (16 KiB) stays in L1; the output tile is zeroed first and read back
-  // once per kc channels. Null without a channel loop (each panel would be
+  // once per kc channels. Not without a channel loop (each panel would be
   // one deep) or an output row index besides f.
-  auto packedTiles = [&](const Expr &img) -> MStmtPtr {
-    if (!channel || ro.xDim == 0 || ro.xDim - 1 == ro.fDim) return nullptr;
+  bool packable = channel && ro.xDim > 0 && ro.xDim - 1 != ro.fDim;
+  auto packedTiles = [&](const Expr &img) {
     size_t yDim = ro.xDim - 1;
     const std::vector<Expr> &os = a.target->shape;
     Expr p = add(mul(loopVar(pb), intImm(t.nr)), loopVar(xx)), ow = os[ro.xDim];
@@ -241,8 +276,8 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
     MStmtPtr tile = seqFor(c, live, mMapFor({fr, xx}, MappingAtom::Kind::Repeat, {intImm(t.mr), intImm(t.nr)},
                                             std::nullopt, fma, loc), loc);
     std::vector<IndexVar> outer(ro.kOrder.begin(), ro.kOrder.end() - 1);
-    MStmtPtr steps = loops(outer, mBlock({copy, seqFor(fb, panels, tile, loc)}, loc), loc);
-    MStmtPtr body = mBlock({mAlloc(buf, loc), seqFor(fb, panels, zero(out), loc),
+    MStmtPtr steps = loops(outer, mBlock({copy, overFilters(tile)}, loc), loc);
+    MStmtPtr body = mBlock({mAlloc(buf, loc), overFilters(zero(out)),
                             seqFor(cb, ceilDiv(channel->extent, intImm(t.kc)), steps, loc)}, loc);
     return tasks({yDim, ro.xDim}, pb, mul(os[yDim], ow), body);
   };
@@ -258,15 +293,23 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
   }
   Expr unitImg = substitute(ro.img, ones);
   MStmtPtr compute = rowTiles(unitImg);
-  if (MStmtPtr packedUnit = packedTiles(unitImg)) compute = mIf(packedWins(ro, t), packedUnit, compute, loc);
-  if (std::optional<FlatPixels> fl = flatPixels(*op, ro, unitImg, ones))
-    compute = fl->cond ? mIf(fl->cond, flatTiles(unitImg, *fl), compute, loc) : flatTiles(unitImg, *fl);
+  // Flat and packed tiles cover pixel rows (y, x) together.
+  auto pixelsPerCore = [&](const std::function<MStmtPtr()> &build) {
+    const std::vector<Expr> &os = a.target->shape;
+    return perCore({ro.xDim - 1, ro.xDim}, mul(os[ro.xDim - 1], os[ro.xDim]), build);
+  };
+  if (packable)
+    compute = mIf(packedWins(ro, t), pixelsPerCore([&] { return packedTiles(unitImg); }), compute, loc);
+  if (std::optional<FlatPixels> fl = flatPixels(*op, ro, unitImg, ones)) {
+    MStmtPtr flat = pixelsPerCore([&] { return flatTiles(unitImg, *fl); });
+    compute = fl->cond ? mIf(fl->cond, flat, compute, loc) : flat;
+  }
   // Other strides and dilations: the packed tiles (these tiles with a
   // run-time stride would run their register tile one lane at a time);
   // without them the default schedule, whose inner loop over x the later
   // loop-IR passes specialise and split at the padding.
   if (unitCond) {
-    MStmtPtr strided = packedTiles(ro.img);
+    MStmtPtr strided = packable ? pixelsPerCore([&] { return packedTiles(ro.img); }) : nullptr;
     compute = mIf(unitCond, compute, strided ? strided : defaultSchedule(op, TargetDesc{})->body, loc);
   }
 

@@ -19,6 +19,7 @@ namespace tk {
 struct ConvolutionTiles {
   int64_t mr = 6, nr = 64, kc = 64;
   int64_t lanes = 16; // of one vector register
+  int64_t cores = 1;  // the machine's: fewer pixel tasks split the filters (construct::HardwareDesc::units)
 };
 ConvolutionTiles chooseConvolutionTiles(const TargetDesc &target, int elemBytes);
 

@@ -49,7 +49,9 @@ KernelPtr constructOne(const OpPtr &op, PassContext &ctx) {
   }
   if (constructConvolutionApplies(*op)) {
     int bytes = scalarTypeBytes(op->body[0].target->dtype);
-    KernelPtr k = constructConvolution(op, chooseConvolutionTiles(opts.target, bytes));
+    ConvolutionTiles tiles = chooseConvolutionTiles(opts.target, bytes);
+    tiles.cores = std::max<int64_t>(1, opts.construct->hw.units);
+    KernelPtr k = constructConvolution(op, tiles);
     ctx.kernelStep("ConstructConvolution", *k);
     return k;
   }

@@ -190,3 +190,34 @@ TEST_CASE("construct convolution: each panel is zeroed right before its first ch
   CHECK(printExpr(rest->begin) == "1");
   CHECK(printExpr(rest->end) == "cdiv(C, 64)");
 }
+
+TEST_CASE("construct convolution: fewer pixel tasks than cores split the filter blocks") {
+  // N * cdiv(H * W, 64) < cores (a 7 x 7 layer of one image is one task):
+  // a version whose tasks also take one of `cores` groups of filter blocks,
+  // each its consecutive share, chosen at run time; the whole version
+  // otherwise. Built only for more than one core.
+  OpPtr op = opFrom("op t(X: f32[N, C, H, W], Wt: f32[F, C, 1, 1]) -> O: f32[N, F, H, W] {\n"
+                    "  O[n, f, y, x] = sum(c, r, s) (X[n, c, y + r, x + s] else 0) * Wt[f, c, r, s];\n}\n",
+                    "t");
+  ConvolutionTiles tiles = chooseConvolutionTiles(kAvx512, 4);
+  tiles.cores = 2;
+  KernelPtr k = constructConvolution(op, tiles);
+  std::vector<std::string> conds;
+  std::vector<const MStmt *> groupLoops;
+  size_t groupedTasks = 0;
+  visitMStmt(k->body, [&](const MStmt &s) {
+    if (s.kind == MStmt::Kind::If) conds.push_back(printExpr(s.cond));
+    if (s.kind == MStmt::Kind::MapFor && std::find(s.vars.begin(), s.vars.end(), "fg") != s.vars.end()) ++groupedTasks;
+    if (s.kind == MStmt::Kind::SeqFor && s.var == "fb" && s.begin && mentions(s.begin, "fg")) groupLoops.push_back(&s);
+  });
+  REQUIRE(conds.size() == 1);
+  CHECK(conds[0] == "N * cdiv(H * W, 64) < 2");
+  CHECK(groupedTasks == 1);
+  REQUIRE(!groupLoops.empty());
+  CHECK(printExpr(groupLoops[0]->begin) == "fg * cdiv(cdiv(F, 6), 2)");
+  // One core: no second version.
+  size_t ifs = 0;
+  visitMStmt(constructConvolution(op, chooseConvolutionTiles(kAvx512, 4))->body,
+             [&](const MStmt &s) { ifs += s.kind == MStmt::Kind::If; });
+  CHECK(ifs == 0);
+}
