@@ -50,6 +50,13 @@ Expr packedWins(const ConvolutionRoles &r, const ConvolutionTiles &t) {
   return simplify(binary(BinOp::GT, mul(rows, waste), mul(intImm(kPackCost * t.lanes), ow)));
 }
 
+// if (cond) { a } else { b }, or the one a constant condition selects (a
+// shape the op fixes).
+MStmtPtr choose(const Expr &cond, MStmtPtr a, MStmtPtr b, SourceLoc loc) {
+  if (cond->kind == ExprKind::BoolImm || cond->kind == ExprKind::IntImm) return cond->intValue ? a : b;
+  return mIf(cond, std::move(a), std::move(b), loc);
+}
+
 } // namespace
 
 ConvolutionTiles chooseConvolutionTiles(const TargetDesc &target, int elemBytes) {
@@ -159,8 +166,8 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
     return l;
   };
   // Too few tasks for the cores (one small image: a 7 x 7 layer is one
-  // task of 64 pixels): `versions` of the tiles built without and with the
-  // filter blocks split into one group per core, chosen at run time.
+  // task of 64 pixels): two versions of the tiles, built without and with
+  // the filter blocks split into one group per core, chosen at run time.
   auto perCore = [&](const std::set<size_t> &covered, const Expr &cols, const std::function<MStmtPtr()> &build) {
     groups = 1;
     MStmtPtr whole = build();
@@ -170,14 +177,14 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
     groups = t.cores;
     MStmtPtr split = build();
     groups = 1;
-    return mIf(simplify(binary(BinOp::LT, count, intImm(t.cores))), split, whole, loc);
+    return choose(simplify(binary(BinOp::LT, count, intImm(t.cores))), split, whole, loc);
   };
   auto zero = [&](const std::vector<Expr> &out) {
     return mMapFor({fr, xx}, MappingAtom::Kind::Repeat, {intImm(t.mr), intImm(t.nr)}, std::nullopt,
                    mStore(a.target, out, floatImm(0, a.target->dtype), AccumOp::None, loc), loc);
   };
   // One version of the tiles. A task is nr of `cols` columns (numbered by
-  // `col`) for all filters and one value of each output index but f and
+  // `col`) for all filters (its group's, overFilters) and one value of each output index but f and
   // those the columns `covered`; it writes `out` += `img` * `filt` under
   // the reduction loops `outer` and the channel loop. The channel variable
   // is cut into blocks of kc so that the image rows one block reads
@@ -299,7 +306,7 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
     return perCore({ro.xDim - 1, ro.xDim}, mul(os[ro.xDim - 1], os[ro.xDim]), build);
   };
   if (packable)
-    compute = mIf(packedWins(ro, t), pixelsPerCore([&] { return packedTiles(unitImg); }), compute, loc);
+    compute = choose(packedWins(ro, t), pixelsPerCore([&] { return packedTiles(unitImg); }), compute, loc);
   if (std::optional<FlatPixels> fl = flatPixels(*op, ro, unitImg, ones)) {
     MStmtPtr flat = pixelsPerCore([&] { return flatTiles(unitImg, *fl); });
     compute = fl->cond ? mIf(fl->cond, flat, compute, loc) : flat;

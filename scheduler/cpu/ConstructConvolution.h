@@ -74,7 +74,11 @@ bool constructConvolutionApplies(const ir::Op &op, std::string *reason = nullptr
 //       for c in 0..min(kc, C - cb*kc) { for xx in repeat(nr) { P[c, xx] = Img[.., cb*kc + c, pixel p's window element] } }
 //       for fb { for c { for (fr, xx) in repeat(mr, nr) { O[.., fb*mr + fr, p / OW, p % OW] += P[c, xx] * Fp[fb, r, s, cb*kc + c, fr] } } } } } }
 // (the default schedule instead where there is no channel loop or no
-// output row index besides f).
+// output row index besides f). At unit stride PACKED replaces TILES where
+// TILES' 64-lane rows waste more lanes past OW than the copies cost (a
+// run-time test), and FLAT and PACKED with fewer tasks than tiles.cores
+// get a version whose tasks also split the filter blocks into one group
+// per core.
 // The unit-stride version is the nest MatchContraction recognises (several
 // reduction loops); the image's padding guards ignore the innermost
 // (channel) loop, so they become lane masks computed once per window step.
