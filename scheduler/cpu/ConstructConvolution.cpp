@@ -252,9 +252,11 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
   // Any stride and dilation (flat pixels as above, an output pixel reading
   // image pixel (y*stride + .., x*stride + ..)): per channel block and
   // window step, each task copies the kc x nr image elements its nr pixels
-  // read into a local panel (im2col, one panel at a time; padding and the
-  // pixels past the last row as zeros), which the register tile then reads
-  // at unit stride while every filter panel passes over it. The panel
+  // read into a local panel (im2col, one panel at a time; padding as zeros,
+  // and the lanes of pixels past the last one get whatever image elements
+  // their row and column name, in bounds, and are never stored), which the
+  // register tile then reads at unit stride while every filter panel
+  // passes over it. The panel
   // (16 KiB) stays in L1; the output tile is zeroed first and read back
   // once per kc channels. Not without a channel loop (each panel would be
   // one deep) or an output row index besides f.
