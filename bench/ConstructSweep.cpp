@@ -81,10 +81,12 @@ std::vector<Case> cases(const std::vector<SweepFamily> &families, const Options 
   return out;
 }
 
+// Where main() writes a family's .tk file.
+std::string sourceFile(const Options &o, const SweepFamily &f) { return fmt::format("{}/sweep_{}.tk", o.work, f.name); }
+
 // Constructs, compiles and runs one case; nullopt after printing why.
 std::optional<Row> run(const Case &c, const Options &o, int index) {
-  std::string file = fmt::format("{}/sweep_{}.tk", o.work, c.family->name);
-  std::ofstream(file) << c.family->source;
+  std::string file = sourceFile(o, *c.family);
   std::vector<std::string> flags = {"-O2", "--target=host", "--stdlib=" + std::string(TK_SOURCE_STDLIB_DIR)};
   flags.insert(flags.end(), o.extra.begin(), o.extra.end());
   for (const auto &[n, v] : c.shape) // hints are positive: pad = 0 keeps the default
@@ -184,6 +186,7 @@ int main(int argc, char **argv) {
   fs::create_directories(o.work);
   setBaselineThreads(2);
   std::vector<SweepFamily> families = sweepFamilies(TK_SOURCE_BENCH_OPS_DIR);
+  for (const SweepFamily &f : families) std::ofstream(sourceFile(o, f)) << f.source;
   std::vector<Case> all = cases(families, o);
   if (o.check)
     fmt::print("| # | op | shape | max rel diff |\n|---:|---|---|---:|\n");

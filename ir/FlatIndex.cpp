@@ -44,4 +44,10 @@ Expr flatTrailingIndex(const TensorDecl &t, const std::vector<Expr> &indices) {
   return pairIndex(indices[r - 2], indices[r - 1], t.shape[r - 1]);
 }
 
+Expr innermostIndex(const TensorDecl &t, const std::vector<Expr> &indices) {
+  if (indices.empty()) return nullptr;
+  Expr flat = flatTrailingIndex(t, indices);
+  return flat ? flat : indices.back();
+}
+
 } // namespace tk::ir

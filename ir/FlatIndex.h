@@ -36,4 +36,8 @@ std::optional<FlatPair> flatPairIndex(const TensorDecl &t, const std::vector<Exp
 // otherwise (rank < 2 included).
 Expr flatTrailingIndex(const TensorDecl &t, const std::vector<Expr> &indices);
 
+// The index that moves along the innermost dimension of memory: the flat
+// trailing index when there is one, else the last index (null for rank 0).
+Expr innermostIndex(const TensorDecl &t, const std::vector<Expr> &indices);
+
 } // namespace tk::ir

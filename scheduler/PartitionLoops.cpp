@@ -83,8 +83,7 @@ LStmtPtr loop(const LStmt &proto, Expr begin, Expr end, LStmtPtr body) {
 // a 1x1 convolution), as the backend addresses it.
 std::optional<int64_t> lastIndexStep(const Expr &e, const std::string &v) {
   if (e->kind != ExprKind::Load || e->args.empty()) return 0;
-  Expr flat = flatTrailingIndex(*e->tensor, e->args);
-  std::optional<VarTerm> t = splitOnVar(flat ? flat : e->args.back(), v);
+  std::optional<VarTerm> t = splitOnVar(innermostIndex(*e->tensor, e->args), v);
   if (!t) return std::nullopt;
   return t->coef;
 }

@@ -57,22 +57,21 @@ static bool storesMoveWith(const ir::LStmtPtr &body, const std::string &var) {
   return stores && moves;
 }
 
-// True when `body` holds stores and no loop and no store's last index (a
-// flat pixel pair as one) is unit-stride in `var`: vectorized, every store
-// would be a scatter. LLVM's cost model takes AVX-512 scatters for cheap,
+// True when `body` holds stores and no loop, and every store moves with
+// `var` only through its outer indices (its innermost index, a flat pixel
+// pair counting as one, ignores `var`): vectorized, every store would be a
+// scatter. LLVM's cost model takes AVX-512 scatters for cheap,
 // but they run an element at a time (an im2col panel copy, a channel per
 // iteration, ran 2x slower as gathers and scatters than as scalar code).
 static bool onlyScatters(const ir::LStmtPtr &body, const std::string &var) {
-  bool stores = false, scatters = true;
+  if (!storesMoveWith(body, var)) return false;
+  bool scatters = true;
   ir::visitLStmt(body, [&](const LStmt &n) {
-    if (n.kind == LStmt::Kind::For) scatters = false;
     if (n.kind != LStmt::Kind::Store || n.indices.empty()) return;
-    stores = true;
-    ir::Expr flat = ir::flatTrailingIndex(*n.tensor, n.indices);
-    std::optional<int64_t> step = laneStride(flat ? flat : n.indices.back(), var);
+    std::optional<int64_t> step = laneStride(ir::innermostIndex(*n.tensor, n.indices), var);
     scatters &= step && *step == 0;
   });
-  return stores && scatters && storesMoveWith(body, var);
+  return scatters;
 }
 
 static std::vector<llvm::Metadata *> loopHints(CodegenContext &cg, const LStmt &s) {
