@@ -176,7 +176,7 @@ int main(int argc, char **argv) {
     std::cerr << "tk_construct_measure: setup failed " << err << "\n";
     return 1;
   }
-  const TargetDesc isa{ir::TargetFamily::Cpu, target->vectorBits, target->vectorRegisters};
+  const TargetDesc isa = cpuTargetDesc(*target);
 #ifdef TK_MEASURE_HAVE_ONEDNN
   bench::setBaselineThreads(2);
   const char *dnnlHead = " oneDNN |";

@@ -1,4 +1,5 @@
 #include "scheduler/PartitionLoops.h"
+#include "ir/ByteDot.h"
 #include "ir/FlatIndex.h"
 
 #include "ir/IRMutator.h"
@@ -91,7 +92,8 @@ std::optional<int64_t> lastIndexStep(const Expr &e, const std::string &v) {
 // Whether the backend's register tiles take the store T = T (+) .. inside
 // loop v, running its edges with lane masks (a split loop would not match
 // them): T + a * b with a unit-stride factor along v (a contraction; a
-// strided one, stride 2, is split), or T + X, max(T, X), min(T, X) with X
+// strided one, stride 2, is split), a byte-quad product whose quads' lane
+// index has unit stride along v (ir/ByteDot.h), or T + X, max(T, X), min(T, X) with X
 // read at unit stride, or at a stride 2..8 from a tensor the function never
 // writes (DeinterleaveStridedRows then gives it unit stride: pooling).
 bool foldsIntoRegisterTile(const LStmtPtr &body, const std::string &v, const std::set<const TensorDecl *> &written) {
@@ -106,7 +108,11 @@ bool foldsIntoRegisterTile(const LStmtPtr &body, const std::string &v, const std
       accumulates |= term->kind == ExprKind::Load && term->tensor == n.tensor;
     if (!accumulates) return;
     for (const Expr &term : n.value->args) {
-      if (op == BinOp::Add && term->kind == ExprKind::Binary && term->binOp == BinOp::Mul) {
+      if (std::optional<ByteDotLoads> dot = op == BinOp::Add ? matchByteDot(term) : std::nullopt) {
+        const std::vector<Expr> &idx = dot->quads->args;
+        std::optional<VarTerm> lane = idx.size() >= 2 ? splitOnVar(idx[idx.size() - 2], v) : std::nullopt;
+        found |= lane && lane->coef == 1;
+      } else if (op == BinOp::Add && term->kind == ExprKind::Binary && term->binOp == BinOp::Mul) {
         found |= lastIndexStep(term->args[0], v) == 1 || lastIndexStep(term->args[1], v) == 1;
       } else if (term->kind == ExprKind::Load && term->tensor != n.tensor) {
         std::optional<int64_t> step = lastIndexStep(term, v);

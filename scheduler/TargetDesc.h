@@ -13,6 +13,10 @@ struct TargetDesc {
   int vectorBits = 256;     // SIMD width of a CPU target (128/256/512)
   int vectorRegisters = 16; // architectural vector registers of that width (x86: 16, 32 with AVX-512)
   int cores = 0;            // 0 = decided at run time by the runtime's thread pool
+  // 8-bit dot products into 32-bit lanes (x86: AVX512-VNNI's vpdpbusd, four
+  // u8 x s8 products per lane): int8 contractions are then packed in byte
+  // quads (ConstructByteContraction.h).
+  bool byteDot = false;
 };
 
 } // namespace tk

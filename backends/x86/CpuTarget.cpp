@@ -31,7 +31,14 @@ static CpuTarget hostTarget() {
   };
   t.vectorBits = has("avx512f") ? 512 : has("avx2") || has("avx") ? 256 : 128;
   t.vectorRegisters = t.vectorBits == 512 ? 32 : 16;
+  t.byteDot = t.vectorBits == 512 && has("avx512vnni");
   return t;
+}
+
+TargetDesc cpuTargetDesc(const CpuTarget &t) {
+  TargetDesc d{ir::TargetFamily::Cpu, t.vectorBits, t.vectorRegisters};
+  d.byteDot = t.byteDot;
+  return d;
 }
 
 std::optional<CpuTarget> resolveCpuTarget(const std::string &name, std::string *error) {
@@ -43,16 +50,19 @@ std::optional<CpuTarget> resolveCpuTarget(const std::string &name, std::string *
     return hostTarget();
   }
   struct Named {
-    const char *name, *cpu;
+    const char *name, *cpu, *features;
     int bits;
   };
-  static const Named kNamed[] = {{"x86_64", "x86-64", 128},
-                                 {"x86_64-avx2", "x86-64-v3", 256},
-                                 {"x86_64-avx512", "x86-64-v4", 512}};
+  static const Named kNamed[] = {{"x86_64", "x86-64", "", 128},
+                                 {"x86_64-avx2", "x86-64-v3", "", 256},
+                                 {"x86_64-avx512", "x86-64-v4", "", 512},
+                                 {"x86_64-avx512vnni", "x86-64-v4", "+avx512vnni", 512}};
   for (const Named &n : kNamed)
-    if (name == n.name) return CpuTarget{n.name, kLinuxTriple, n.cpu, "", n.bits, n.bits == 512 ? 32 : 16};
+    if (name == n.name)
+      return CpuTarget{n.name, kLinuxTriple, n.cpu, n.features, n.bits, n.bits == 512 ? 32 : 16, *n.features != 0};
   if (error)
-    *error = "unknown CPU target '" + name + "' (expected host, x86_64, x86_64-avx2 or x86_64-avx512)";
+    *error = "unknown CPU target '" + name +
+             "' (expected host, x86_64, x86_64-avx2, x86_64-avx512 or x86_64-avx512vnni)";
   return std::nullopt;
 }
 

@@ -6,6 +6,7 @@
 #include "backends/x86/OutlineCall.h"
 
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsX86.h>
 
 #include <algorithm>
 #include <cmath>
@@ -84,6 +85,7 @@ struct TileEmitter {
   // Folds operand vector y (times the splatted broadcast bc in a
   // contraction) into accumulator acc, as the nest's store does per element.
   llvm::Value *combine(llvm::Value *acc, llvm::Value *y, llvm::Value *bc) {
+    if (n.quadLoop) return dotQuads(acc, y, bc);
     if (bc) return b().CreateIntrinsic(llvm::Intrinsic::fmuladd, {vecTy}, {bc, y, acc});
     // maxnum/minnum (NaN loses) take a compare, a max and a blend on x86.
     // Accumulators that start from a constant other than NaN never become
@@ -94,6 +96,26 @@ struct TileEmitter {
       return b().CreateSelect(wins, y, acc);
     }
     return codegen::lowerArith(cg, n.fold, acc, y, n.store->tensor->dtype);
+  }
+
+  // A byte-quad product (ir/ByteDot.h): acc + the four products of each
+  // lane's unsigned bytes in y with the signed bytes of the quad in bc.
+  // One vpdpbusd with AVX512-VNNI; otherwise the same sums from shifts.
+  llvm::Value *dotQuads(llvm::Value *acc, llvm::Value *y, llvm::Value *bc) {
+    if (cg.target.byteDot && tile.lanes == 16)
+      return b().CreateIntrinsic(llvm::Intrinsic::x86_avx512_vpdpbusd_512, {}, {acc, y, bc});
+    for (int q = 0; q < 4; ++q) {
+      llvm::Value *u = b().CreateAnd(b().CreateLShr(y, splat(b().getInt32(8 * q))), splat(b().getInt32(255)));
+      llvm::Value *s = b().CreateAShr(b().CreateShl(bc, splat(b().getInt32(24 - 8 * q))), splat(b().getInt32(24)));
+      acc = b().CreateAdd(acc, b().CreateMul(u, s));
+    }
+    return acc;
+  }
+
+  // The quad of the broadcast operand at the bound variables, as one i32
+  // in every lane.
+  llvm::Value *quadBroadcast() {
+    return splat(b().CreateAlignedLoad(elem, address(*n.bcast->tensor, n.bcast->args), align));
   }
 
   // Address of t[indices] without `inbounds`: a fully masked vector of a
@@ -117,6 +139,7 @@ struct TileEmitter {
   // first lane of vector v (given the block's first column j0).
   template <typename F> void at(llvm::Value *row, llvm::Value *j0, int64_t v, F fn) {
     cg.pushScope();
+    if (n.quadLoop) cg.bind(n.quadLoop->var, {b().getInt64(0), ScalarType::I64});
     if (n.rowLoop) cg.bind(n.rowLoop->var, {row, ScalarType::I64});
     cg.bind(n.vecLoop->var, {b().CreateAdd(j0, b().getInt64(v * tile.lanes)), ScalarType::I64});
     fn();
@@ -151,7 +174,8 @@ struct TileEmitter {
       std::vector<llvm::Value *> shared(vectors, nullptr);
       for (int64_t r = 0; r < rows; ++r) {
         llvm::Value *bc = nullptr;
-        if (n.bcast) at(rowValue(r), j0, 0, [&] { bc = splat(lowerExprAs(cg, inRange ? plainBcast : n.bcast, dtype)); });
+        if (n.quadLoop) at(rowValue(r), j0, 0, [&] { bc = quadBroadcast(); });
+        else if (n.bcast) at(rowValue(r), j0, 0, [&] { bc = splat(lowerExprAs(cg, inRange ? plainBcast : n.bcast, dtype)); });
         for (int64_t v = v0; v < v1; ++v) {
           llvm::Value *y = vecPerRow() ? nullptr : shared[v];
           if (!y)

@@ -1,6 +1,7 @@
 #include "backends/x86/MatchContraction.h"
 
 #include "backends/x86/LaneMask.h"
+#include "ir/ByteDot.h"
 #include "ir/FlatIndex.h"
 #include "ir/Simplify.h"
 
@@ -50,6 +51,68 @@ struct Matcher {
     return true;
   }
 };
+
+// The accumulator's store, contiguous along j and guarded by lane masks,
+// moves with no reduction loop.
+bool accumulatorContiguous(const ContractionNest &n, Matcher &m) {
+  const LStmt &st = *n.store;
+  const std::string &j = n.vecLoop->var;
+  for (const LStmt *k : n.kLoops)
+    for (const Expr &i : st.indices)
+      if (mentionsVar(i, k->var)) return m.fail("the accumulated element moves with the reduction variable");
+  bool predMovesWithK = std::any_of(n.kLoops.begin(), n.kLoops.end(),
+                                    [&](const LStmt *k) { return st.pred && mentionsVar(st.pred, k->var); });
+  if (predMovesWithK || !m.unitStrideAccess(*st.tensor, st.indices, j) || !laneMaskable(st.pred, j))
+    return m.fail("the accumulator is not contiguous along the innermost loop");
+  return true;
+}
+
+// T = T + u8(V[.., j, b]) * i32(X[.., b]) inside `for b in 0..4` (the
+// innermost reduction loop), T i32: V's lane index has unit stride along j,
+// X ignores j, neither is guarded, and b appears only as their last index.
+std::optional<ContractionNest> matchByteQuads(ContractionNest n, Matcher &m) {
+  const LStmt &st = *n.store;
+  const Expr &v = st.value;
+  const LStmt *quad = n.kLoops.back();
+  int64_t extent = 0, first = -1;
+  if (n.kLoops.size() < 2 || !ir::isConstInt(quad->extent, &extent) || extent != 4 ||
+      !ir::isConstInt(quad->min, &first) || first != 0) {
+    m.fail("an i32 accumulation is not a byte-quad product (no innermost reduction loop over 0..4)");
+    return std::nullopt;
+  }
+  std::optional<ir::ByteDotLoads> dot;
+  for (int side = 0; v->kind == ExprKind::Binary && v->binOp == BinOp::Add && side < 2 && !dot; ++side) {
+    const Expr &a = v->args[side];
+    bool isAcc = a->kind == ExprKind::Load && a->tensor == st.tensor && a->args.size() == st.indices.size();
+    for (size_t d = 0; isAcc && d < a->args.size(); ++d) isAcc = ir::sameExpr(a->args[d], st.indices[d]);
+    if (isAcc && (dot = ir::matchByteDot(v->args[1 - side]))) n.accLoad = a;
+  }
+  const std::string &j = n.vecLoop->var, &b = quad->var;
+  if (!dot || (n.accLoad->pred && !(st.pred && ir::sameExpr(n.accLoad->pred, st.pred)))) {
+    m.fail("the store is not T[..] = T[..] + u8(V[.., j, b]) * i32(X[.., b])");
+    return std::nullopt;
+  }
+  n.quadLoop = quad;
+  n.kLoops.pop_back();
+  n.vec = dot->quads;
+  n.bcast = dot->broadcast;
+  auto onlyLast = [&](const Expr &l) {
+    if (l->pred || l->pad || !ir::sameExpr(l->args.back(), ir::var(b, ir::VarKind::Loop))) return false;
+    for (size_t d = 0; d + 1 < l->args.size(); ++d)
+      if (mentionsVar(l->args[d], b)) return false;
+    return true;
+  };
+  const std::vector<Expr> &vi = n.vec->args;
+  bool vecLanes = vi.size() >= 2 && unitStrideIn(vi[vi.size() - 2], j);
+  for (size_t d = 0; vecLanes && d + 2 < vi.size(); ++d) vecLanes = !mentionsVar(vi[d], j);
+  if (!onlyLast(n.vec) || !onlyLast(n.bcast) || !vecLanes || mentionsVar(n.bcast, j) || !n.prefetches.empty() ||
+      mentionsVar(st.pred, b)) {
+    m.fail("the byte quads are not one per lane along the innermost loop");
+    return std::nullopt;
+  }
+  if (!accumulatorContiguous(n, m)) return std::nullopt;
+  return n;
+}
 
 } // namespace
 
@@ -131,8 +194,9 @@ std::optional<ContractionNest> matchContraction(const LStmt &kLoop, std::string 
   n.store = next;
   const ir::TensorDecl &acc = *next->tensor;
   const std::string &j = n.vecLoop->var;
+  if (acc.dtype == ir::ScalarType::I32) return matchByteQuads(n, m);
   if (acc.dtype != ir::ScalarType::F32 && acc.dtype != ir::ScalarType::F64) {
-    m.fail("the accumulator is not f32 or f64");
+    m.fail("the accumulator is not f32, f64 or an i32 of byte-quad products");
     return std::nullopt;
   }
   const Expr &v = next->value;
@@ -162,19 +226,7 @@ std::optional<ContractionNest> matchContraction(const LStmt &kLoop, std::string 
   // A loop the accumulated element does not move with is a reduction
   // loop (each row keeps its own accumulators), so every element stays in
   // one register across all of them.
-  for (const LStmt *k : n.kLoops)
-    for (const Expr &i : next->indices)
-      if (mentionsVar(i, k->var)) {
-        m.fail("the accumulated element moves with the reduction variable");
-        return std::nullopt;
-      }
-  bool predMovesWithK = std::any_of(n.kLoops.begin(), n.kLoops.end(),
-                                    [&](const LStmt *k) { return next->pred && mentionsVar(next->pred, k->var); });
-  if (predMovesWithK || !m.unitStrideAccess(acc, next->indices, j) ||
-      !laneMaskable(next->pred, j)) {
-    m.fail("the accumulator is not contiguous along the innermost loop");
-    return std::nullopt;
-  }
+  if (!accumulatorContiguous(n, m)) return std::nullopt;
   if ((n.bcast && !m.operand(n.bcast, acc)) || !m.operand(n.vec, acc)) return std::nullopt;
   if (n.bcast && mentionsVar(n.bcast, j)) std::swap(n.bcast, n.vec);
   if (n.bcast && mentionsVar(n.bcast, j)) {
@@ -216,7 +268,9 @@ Expr tileInitialValue(const LStmt &init, const ContractionNest &n) {
   }
   // One constant to the same elements under the same guard. Guards are
   // index comparisons; one that read memory could change with the stores.
-  if (!p || p->kind != LStmt::Kind::Store || p->tensor != st.tensor || p->value->kind != ExprKind::FloatImm ||
+  bool constant = p && p->kind == LStmt::Kind::Store &&
+                  (p->value->kind == ExprKind::FloatImm || p->value->kind == ExprKind::IntImm);
+  if (!constant || p->tensor != st.tensor ||
       p->indices.size() != idx.size() || !p->pred != !st.pred)
     return nullptr;
   for (size_t d = 0; d < idx.size(); ++d)

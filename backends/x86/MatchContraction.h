@@ -8,6 +8,10 @@
 //     [for r in 0..R]                (optional, constant extent: tile rows)
 //       for j in ..                  (the unit-stride dimension)
 //         T[.., j] = T[.., j] + X * Y      (a contraction)
+//         T[.., j] = T[.., j] + u8(V[.., j, b]) * i32(X[.., b])
+//                                          (a byte-quad product, ir/ByteDot.h:
+//                                           the innermost reduction loop is
+//                                           b in 0..4, T i32)
 //         T[.., j] = T[.., j] + X          (a window sum: average pooling)
 //         T[.., j] = max(T[.., j], X)      (a window max or min: max pooling)
 //
@@ -40,6 +44,10 @@ struct ContractionNest {
   ir::Expr bcast;                     // contraction: the operand invariant along vecLoop; else null
   ir::Expr vec;                       // the operand with unit stride along vecLoop
   std::vector<ir::LStmtPtr> prefetches; // issued each iteration of kLoops.back(), before the tile
+  // A byte-quad product: the loop over the quad's byte (not in kLoops; its
+  // variable is 0 in the operands' addresses, which then point at whole
+  // quads: vec at one per lane, bcast at one for all lanes).
+  const ir::LStmt *quadLoop = nullptr;
 };
 
 // The nest rooted at `kLoop`, or nullopt with the reason it does not apply

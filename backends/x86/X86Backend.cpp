@@ -13,7 +13,7 @@ public:
   std::string_view name() const override { return "x86"; }
   ir::TargetFamily family() const override { return ir::TargetFamily::Cpu; }
   std::vector<std::string> targetNames() const override {
-    return {"host", "x86_64", "x86_64-avx2", "x86_64-avx512"};
+    return {"host", "x86_64", "x86_64-avx2", "x86_64-avx512", "x86_64-avx512vnni"};
   }
   bool claims(const std::string &targetName) const override {
     return targetName == "host" || targetName.rfind("x86", 0) == 0;
@@ -21,10 +21,13 @@ public:
   std::optional<backend::Target> resolve(const std::string &targetName, std::string *error) const override {
     std::optional<CpuTarget> cpu = resolveCpuTarget(targetName, error);
     if (!cpu) return std::nullopt;
-    return backend::Target{cpu->name, TargetDesc{ir::TargetFamily::Cpu, cpu->vectorBits, cpu->vectorRegisters}, *cpu};
+    return backend::Target{cpu->name, cpuTargetDesc(*cpu), *cpu};
   }
-  // x86_64, x86_64-avx2, x86_64-avx512: stdlib/targets/<name>.hw.
-  std::string defaultHardware(const backend::Target &target) const override { return target.name; }
+  // x86_64, x86_64-avx2, x86_64-avx512: stdlib/targets/<name>.hw; the VNNI
+  // level is the same generic part as x86_64-avx512.
+  std::string defaultHardware(const backend::Target &target) const override {
+    return target.name == "x86_64-avx512vnni" ? "x86_64-avx512" : target.name;
+  }
 
   bool canEmit(backend::OutputKind kind) const override {
     return kind == backend::OutputKind::LLVMIR || kind == backend::OutputKind::Assembly ||

@@ -20,7 +20,10 @@ struct CpuTarget {
   std::string features; // LLVM feature string
   int vectorBits = 128;
   int vectorRegisters = 16; // of that width: 16 xmm/ymm, 32 zmm with AVX-512
+  bool byteDot = false;     // AVX512-VNNI (vpdpbusd on 512-bit vectors)
 };
+// What the scheduler plans for on `t` (TargetDesc.h).
+TargetDesc cpuTargetDesc(const CpuTarget &t);
 // nullopt (and *error set) for an unknown name.
 std::optional<CpuTarget> resolveCpuTarget(const std::string &name, std::string *error);
 

@@ -162,7 +162,7 @@ using Compiled = std::optional<std::vector<CompiledFile>>;
 
 Compiled oneFile(std::optional<std::string> bytes, const char *suffix) {
   if (!bytes) return std::nullopt;
-  return std::vector<CompiledFile>{{suffix, std::move(*bytes)}};
+  return std::vector<CompiledFile>{{suffix, std::move(*bytes), {}}};
 }
 
 // Produces the requested outputs (one, or a build's set for `-o DIR/`);
@@ -255,7 +255,7 @@ Compiled emitFromModule(const DriverOptions &o, const Input &in, const ir::Modul
   for (backend::Output &out : *outs)
     files.push_back({out.suffix, std::move(out.bytes),
                      out.fileName.empty() ? std::string() : (fs::path(o.output) / out.fileName).string()});
-  if (build) files.push_back({".h", be.emitHeader(m->exports, headerGuard(headerPath, in.name))});
+  if (build) files.push_back({".h", be.emitHeader(m->exports, headerGuard(headerPath, in.name)), {}});
   return files;
 }
 

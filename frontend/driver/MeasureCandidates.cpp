@@ -22,7 +22,7 @@ std::function<double(const ir::KernelPtr &)> measureCandidates(const CpuTarget &
     std::ostringstream messages;
     diags.setStream(&messages);
     PipelineOptions po;
-    po.target = TargetDesc{ir::TargetFamily::Cpu, target.vectorBits, target.vectorRegisters};
+    po.target = cpuTargetDesc(target);
     std::vector<ir::LoweredFunc> fs = lowerModule(m, po, diags);
     // Candidates are built by the compiler, so one that does not check is
     // a compiler bug, not a slow candidate.

@@ -1,11 +1,12 @@
 // The cpu target's pipeline hooks (scheduler/TargetHooks.h): packed
-// contraction and convolution kernels, row fusion of default schedules,
-// sync placement, scalar specialization, strided-row deinterleaving and the
+// contraction (f32/f64, and int8 in byte quads) and convolution kernels,
+// row fusion of default schedules, sync placement, scalar specialization, strided-row deinterleaving and the
 // run-time mapping sanitizer.
 #include "scheduler/cpu/CpuHooks.h"
 
 #include "ir/Module.h"
 #include "scheduler/cpu/CheckBarriers.h"
+#include "scheduler/cpu/ConstructByteContraction.h"
 #include "scheduler/cpu/ConstructConvolution.h"
 #include "scheduler/cpu/ConstructSchedule.h"
 #include "scheduler/cpu/ConstructStages.h"
@@ -27,6 +28,12 @@ namespace {
 // consumer folded into one; null when `op` is none of these.
 KernelPtr constructOne(const OpPtr &op, PassContext &ctx) {
   const PipelineOptions &opts = ctx.options();
+  if (byteContractionApplies(*op, opts.target)) {
+    // The quads' bytes per k step equal an f32 panel's: the same blocking.
+    KernelPtr k = constructByteContraction(op, chooseContractionTiles(opts.construct->hw, opts.target, 4));
+    ctx.kernelStep("ConstructByteContraction", *k);
+    return k;
+  }
   // The op as ConstructSchedule takes it, and the rewrites that made it so
   // (for --dump-after-each-pass).
   OpPtr contraction = op;

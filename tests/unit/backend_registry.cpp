@@ -37,7 +37,7 @@ TEST_CASE("backends: each registered backend resolves by family") {
   REQUIRE(findBackend(TargetFamily::Sunway));
   CHECK(findBackend(TargetFamily::Sunway)->name() == "sunway");
   CHECK(allTargetNames() ==
-        "host x86_64 x86_64-avx2 x86_64-avx512 cuda-sm_80 cuda-sm_90 cuda-sm_90a cuda sunway sunway-pro");
+        "host x86_64 x86_64-avx2 x86_64-avx512 x86_64-avx512vnni cuda-sm_80 cuda-sm_90 cuda-sm_90a cuda sunway sunway-pro");
   CHECK_FALSE(findBackend(TargetFamily::Sunway)->canEmit(OutputKind::Object));
   CHECK(findBackend(TargetFamily::Sunway)->canEmit(OutputKind::CpeSource));
   CHECK(findBackend(TargetFamily::Cpu)->canEmit(OutputKind::Assembly));
