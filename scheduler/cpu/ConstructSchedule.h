@@ -94,7 +94,10 @@ bool constructScheduleApplies(const ir::Op &op, std::string *reason = nullptr);
 // and at least one k block runs, so K = 0 still stores the zeros.
 // With ka > kc the k blocks are grouped: X's mc x ka block is packed once
 // per ka / kc of them and the tile reads Xp[ir, kb*kc + k, r].
-// With kd > 0 the whole of the above is the `else` of
+// The whole of the above is the `else` of
+//   if (M == 1) { Y read in place, ConstructRowVector.h }
+// (nothing is reused when there is one row), and with kd > 0 all of that
+// the `else` of
 //   if (N <= nr) { the same with kc = kd, nc = nr, no packed X, no prefetches:
 //                  the tile reads X[b.., bi*mc + ir*mr + r, kb*kd + k] }
 // (one column panel: each element of X serves one register tile). With

@@ -323,8 +323,32 @@ TEST_CASE("construct schedule: whole row blocks pack A with a constant-trip copy
   LoweredFunc f = lowerOne(k->op, k);
   std::string text = printLoweredFunc(f);
   CHECK_MESSAGE(text.find("for w in 0..4 {\n"
-                          "                packed_A[p, d, w] = A[bi * 8 + p * 4 + w, d + kb * 8];\n") != std::string::npos,
+                          "                  packed_A[p, d, w] = A[bi * 8 + p * 4 + w, d + kb * 8];\n") != std::string::npos,
                 text);
   for (auto [M, K, N] : std::vector<std::array<int64_t, 3>>{{8, 8, 32}, {9, 5, 17}, {3, 16, 40}})
     checkMatmul(f, M, K, N, value);
+}
+
+TEST_CASE("construct schedule: one row of output reads B in place, its epilogue after the sum") {
+  // M == 1 (a vector times a matrix): tasks over blocks of 4 * nr columns,
+  // no packed copy of B; exact with ragged column blocks, with and without
+  // an epilogue, and the other versions still run for M > 1.
+  ContractionTiles t{2, 4, 3, 4, 8};
+  std::string text = printKernel(*constructSchedule(matmulOp(), t));
+  CHECK_MESSAGE(text.find("if (M == 1) {\n    for (bj_1) in spatial(cdiv(N, 16)) on cores {") != std::string::npos, text);
+  CHECK(text.find("C[0, bj_1 * 16 + jj_1] += A[0, kk_1] * B[kk_1, bj_1 * 16 + jj_1];") != std::string::npos);
+  LoweredFunc f = lowerOne(matmulOp(), constructSchedule(matmulOp(), t));
+  for (auto [M, K, N] : std::vector<std::array<int64_t, 3>>{{1, 1, 1}, {1, 7, 37}, {1, 5, 16}, {2, 5, 37}})
+    checkMatmul(f, M, K, N, value);
+  OpPtr scaled = std::make_shared<Op>(*matmulOp());
+  scaled->body[0].value = binary(BinOp::Mul, floatImm(2.0), scaled->body[0].value);
+  LoweredFunc g = lowerOne(scaled, constructSchedule(scaled, t));
+  LoopEval ev;
+  ev.run(g, {{"M", 1}, {"K", 3}, {"N", 21}}, value);
+  REQUIRE(ev.status == 0);
+  for (int64_t j = 0; j < 21; ++j) {
+    double want = 0;
+    for (int64_t k = 0; k < 3; ++k) want += value("A", size_t(k)) * value("B", size_t(k * 21 + j));
+    CHECK(ev.tensor(g.op->outputs[0])[size_t(j)] == 2 * want);
+  }
 }
