@@ -1,6 +1,7 @@
 // The cpu target's pipeline hooks (scheduler/TargetHooks.h): packed
 // contraction (f32/f64, and int8 in byte quads) and convolution kernels,
-// row fusion of default schedules, sync placement, scalar specialization, strided-row deinterleaving and the
+// row fusion of default schedules, sync placement, scalar specialization,
+// strided-row deinterleaving, single-lane window versions and the
 // run-time mapping sanitizer.
 #include "scheduler/cpu/CpuHooks.h"
 
@@ -17,6 +18,7 @@
 #include "scheduler/cpu/InstrumentMappingChecks.h"
 #include "scheduler/cpu/MergeReductionVars.h"
 #include "scheduler/cpu/SpecializeScalars.h"
+#include "scheduler/cpu/VersionSingleLaneWindows.h"
 
 namespace tk {
 using namespace ir;
@@ -95,6 +97,8 @@ public:
   LoweredFunc afterPartitioning(LoweredFunc f, PassContext &ctx) const override {
     f = deinterleaveStridedRows(f);
     ctx.funcStep("DeinterleaveStridedRows", f);
+    f = versionSingleLaneWindows(f);
+    ctx.funcStep("VersionSingleLaneWindows", f);
     return f;
   }
 
