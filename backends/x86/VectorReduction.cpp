@@ -6,6 +6,7 @@
 
 #include <llvm/IR/Intrinsics.h>
 
+#include <functional>
 #include <limits>
 
 namespace tk::x86 {
@@ -35,12 +36,26 @@ std::optional<ReductionLoop> matchVectorReduction(const LStmt &loop, std::string
     if (reason) *reason = why;
     return std::nullopt;
   };
-  if (loop.kind != LStmt::Kind::For || (loop.forKind != ir::ForKind::Serial && loop.forKind != ir::ForKind::Vectorized))
-    return fail("not a serial loop");
-  const LStmt *s = ir::soleStmt(loop.body.get());
+  auto serial = [](const LStmt *l) {
+    return l && l->kind == LStmt::Kind::For && (l->forKind == ir::ForKind::Serial || l->forKind == ir::ForKind::Vectorized);
+  };
+  if (!serial(&loop)) return fail("not a serial loop");
+  ReductionLoop r;
+  const LStmt *inner = &loop, *s = ir::soleStmt(loop.body.get());
+  while (serial(s)) {
+    r.outer.push_back(inner);
+    inner = s;
+    s = ir::soleStmt(s->body.get());
+  }
   if (!s || s->kind != LStmt::Kind::Store) return fail("the loop body is not a single store");
   const ir::TensorDecl &acc = *s->tensor;
-  const std::string &j = loop.var;
+  const std::string &j = inner->var;
+  // The element is stored once, after the outer loops too.
+  for (const LStmt *o : r.outer) {
+    for (const Expr &i : s->indices)
+      if (mentionsVar(i, o->var)) return fail("the stored element moves with an outer loop");
+    if (mentionsVar(s->pred, o->var)) return fail("the store's guard depends on an outer loop");
+  }
   if (acc.dtype != ScalarType::F32 && acc.dtype != ScalarType::F64) return fail("the accumulator is not f32 or f64");
   for (const Expr &i : s->indices)
     if (mentionsVar(i, j)) return fail("the stored element moves with the loop");
@@ -48,8 +63,7 @@ std::optional<ReductionLoop> matchVectorReduction(const LStmt &loop, std::string
   const Expr &v = s->value;
   if (v->kind != ExprKind::Binary || (v->binOp != BinOp::Add && v->binOp != BinOp::Max && v->binOp != BinOp::Min))
     return fail("the stored value is not T + E, max(T, E) or min(T, E)");
-  ReductionLoop r;
-  r.loop = &loop;
+  r.loop = inner;
   r.store = s;
   r.op = v->binOp;
   for (int side = 0; side < 2 && !r.accLoad; ++side) {
@@ -143,31 +157,47 @@ void emitVectorReduction(CodegenContext &cg, const ReductionLoop &r) {
     acc.push_back(cg.entryAlloca(e.vecTy, "red.acc"));
     b.CreateStore(e.identity(), acc.back());
   }
-  llvm::Value *jBegin = lowerExprAs(cg, r.loop->min, ScalarType::I64);
-  llvm::Value *jExtent = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, lowerExprAs(cg, r.loop->extent, ScalarType::I64),
-                                                 b.getInt64(0));
-  llvm::Value *jEnd = b.CreateAdd(jBegin, jExtent);
-  // U vectors per iteration, then single vectors, then one masked vector.
-  llvm::Value *wide = b.getInt64(int64_t(U) * lanes);
-  llvm::Value *blocks = b.CreateSDiv(jExtent, wide);
-  cg.emitLoop(b.getInt64(0), blocks, r.loop->var + ".blk", {}, [&](llvm::Value *blk) {
-    llvm::Value *j0 = b.CreateAdd(jBegin, b.CreateMul(blk, wide));
-    for (int u = 0; u < U; ++u)
-      b.CreateStore(e.step(b.CreateLoad(e.vecTy, acc[u]), b.CreateAdd(j0, b.getInt64(int64_t(u) * lanes)), nullptr), acc[u]);
-  });
-  llvm::Value *rest = b.CreateAdd(jBegin, b.CreateMul(blocks, wide));
-  llvm::Value *singles = b.CreateSDiv(b.CreateSub(jEnd, rest), b.getInt64(lanes));
-  cg.emitLoop(b.getInt64(0), singles, r.loop->var + ".vec", {}, [&](llvm::Value *v) {
-    llvm::Value *j0 = b.CreateAdd(rest, b.CreateMul(v, b.getInt64(lanes)));
-    b.CreateStore(e.step(b.CreateLoad(e.vecTy, acc[0]), j0, nullptr), acc[0]);
-  });
-  llvm::Value *last = b.CreateAdd(rest, b.CreateMul(singles, b.getInt64(lanes)));
-  std::vector<llvm::Constant *> iota;
-  for (int l = 0; l < lanes; ++l) iota.push_back(b.getInt64(l));
-  llvm::Value *tail = b.CreateICmpSLT(b.CreateAdd(e.splat(last), llvm::ConstantVector::get(iota)), e.splat(jEnd));
-  codegen::emitGuarded(cg, b.CreateICmpSLT(last, jEnd), "red.tail", [&] {
-    b.CreateStore(e.step(b.CreateLoad(e.vecTy, acc[1 % U]), last, tail), acc[1 % U]);
-  });
+  // The vector loop's blocks, singles and tail, inside the outer loops.
+  std::function<void(size_t)> within = [&](size_t level) {
+    if (level < r.outer.size()) {
+      const LStmt &o = *r.outer[level];
+      llvm::Value *begin = lowerExprAs(cg, o.min, ScalarType::I64);
+      llvm::Value *end = b.CreateAdd(begin, lowerExprAs(cg, o.extent, ScalarType::I64));
+      cg.emitLoop(begin, end, o.var, {}, [&](llvm::Value *iv) {
+        cg.pushScope();
+        cg.bind(o.var, {iv, ScalarType::I64});
+        within(level + 1);
+        cg.popScope();
+      });
+      return;
+    }
+    llvm::Value *jBegin = lowerExprAs(cg, r.loop->min, ScalarType::I64);
+    llvm::Value *jExtent = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, lowerExprAs(cg, r.loop->extent, ScalarType::I64),
+                                                   b.getInt64(0));
+    llvm::Value *jEnd = b.CreateAdd(jBegin, jExtent);
+    // U vectors per iteration, then single vectors, then one masked vector.
+    llvm::Value *wide = b.getInt64(int64_t(U) * lanes);
+    llvm::Value *blocks = b.CreateSDiv(jExtent, wide);
+    cg.emitLoop(b.getInt64(0), blocks, r.loop->var + ".blk", {}, [&](llvm::Value *blk) {
+      llvm::Value *j0 = b.CreateAdd(jBegin, b.CreateMul(blk, wide));
+      for (int u = 0; u < U; ++u)
+        b.CreateStore(e.step(b.CreateLoad(e.vecTy, acc[u]), b.CreateAdd(j0, b.getInt64(int64_t(u) * lanes)), nullptr), acc[u]);
+    });
+    llvm::Value *rest = b.CreateAdd(jBegin, b.CreateMul(blocks, wide));
+    llvm::Value *singles = b.CreateSDiv(b.CreateSub(jEnd, rest), b.getInt64(lanes));
+    cg.emitLoop(b.getInt64(0), singles, r.loop->var + ".vec", {}, [&](llvm::Value *v) {
+      llvm::Value *j0 = b.CreateAdd(rest, b.CreateMul(v, b.getInt64(lanes)));
+      b.CreateStore(e.step(b.CreateLoad(e.vecTy, acc[0]), j0, nullptr), acc[0]);
+    });
+    llvm::Value *last = b.CreateAdd(rest, b.CreateMul(singles, b.getInt64(lanes)));
+    std::vector<llvm::Constant *> iota;
+    for (int l = 0; l < lanes; ++l) iota.push_back(b.getInt64(l));
+    llvm::Value *tail = b.CreateICmpSLT(b.CreateAdd(e.splat(last), llvm::ConstantVector::get(iota)), e.splat(jEnd));
+    codegen::emitGuarded(cg, b.CreateICmpSLT(last, jEnd), "red.tail", [&] {
+      b.CreateStore(e.step(b.CreateLoad(e.vecTy, acc[1 % U]), last, tail), acc[1 % U]);
+    });
+  };
+  within(0);
 
   // Tree-combine the accumulators, then across lanes, then with T.
   std::vector<llvm::Value *> parts;

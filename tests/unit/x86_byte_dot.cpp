@@ -11,6 +11,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <iostream>
 #include <vector>
 
 using namespace tk;
@@ -88,13 +89,21 @@ TEST_CASE("x86 byte dot: the quad loop folds into the tile, one vpdpbusd per vec
 }
 
 TEST_CASE("x86 byte dot: exact with the shift-based fallback (AVX-512 without VNNI)") {
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("avx512f")) {
+    std::cout << "[tk-skip] the host cannot run AVX-512 code (no avx512f)\n";
+    return;
+  }
   test::LoadedKernels lib({constructed()}, "x86_64-avx512", 3);
   checkRuns(lib.get<Fn>("mm8"));
 }
 
 TEST_CASE("x86 byte dot: exact with vpdpbusd where this machine has AVX512-VNNI") {
   __builtin_cpu_init();
-  if (!__builtin_cpu_supports("avx512vnni")) return; // nothing to run it on
+  if (!__builtin_cpu_supports("avx512vnni")) {
+    std::cout << "[tk-skip] the host has no AVX512-VNNI\n";
+    return;
+  }
   test::LoadedKernels lib({constructed()}, "x86_64-avx512vnni", 3);
   checkRuns(lib.get<Fn>("mm8"));
 }

@@ -76,3 +76,31 @@ TEST_CASE("x86 vector reduction: blocks, single vectors and a masked tail sum ex
     CHECK(y[0] == want);
   }
 }
+
+TEST_CASE("x86 vector reduction: a perfect nest keeps its accumulators across the outer loops") {
+  // y[0] += sum_r sum_j A[r, j] (a pool's whole window): one reduction
+  // rooted at the r loop, its lanes combined once. An element that moves
+  // with r is a reduction per r, and the r loop is not its root.
+  Gemv g;
+  auto whole = forLoop("r", sym("M"), forLoop("j", sym("N"), store(g.y, {intImm(0)},
+                                                                   binary(BinOp::Add, load(g.y, {intImm(0)}), load(g.A, {loopVar("r"), g.j})))));
+  auto red = matchVectorReduction(*whole);
+  REQUIRE(red);
+  CHECK(red->outer.size() == 1);
+  CHECK(red->loop->var == "j");
+  std::string why;
+  auto perRow = forLoop("i", sym("M"), g.loop(load(g.A, {g.i, g.j})));
+  CHECK_FALSE(matchVectorReduction(*perRow, &why));
+  CHECK(why == "the stored element moves with an outer loop");
+  LoweredFunc f{"total", makeOp("total", {tensorParam(g.A), tensorParam(g.x)}, {g.y}, {"M", "N"}), TargetFamily::Cpu,
+                whole, {}};
+  LoadedKernels lib({f}, "x86_64");
+  auto fn = lib.get<int(const float *, const float *, float *, int64_t, int64_t)>("total");
+  for (auto [M, N] : std::vector<std::pair<int64_t, int64_t>>{{0, 5}, {1, 1}, {3, 37}, {7, 7}, {2, 70}}) {
+    std::vector<float> A(size_t(M * N) + 4, 100.0f), x(1), y(1, 2.0f);
+    float want = 2;
+    for (int64_t k = 0; k < M * N; ++k) want += A[size_t(k)] = float(k % 7) - 3;
+    REQUIRE(fn(A.data(), x.data(), y.data(), M, N) == 0);
+    CHECK(y[0] == want);
+  }
+}
