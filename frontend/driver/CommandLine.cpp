@@ -291,7 +291,8 @@ Output:
                           one kind per run
   --header=FILE, -h FILE  also write the C header to FILE in the same run
   -O0 -O1 -O2 -O3         LLVM optimization level (default -O2)
-  --target=NAME           host | x86_64 | x86_64-avx2 | x86_64-avx512 (default host)
+  --target=NAME           host | x86_64 | x86_64-avx2 | x86_64-avx512
+                          | x86_64-avx512vnni (default host)
                           | cuda-sm_80 | cuda-sm_90 | cuda-sm_90a | cuda (= cuda-sm_90);
                           only host tunes for the machine that compiles: a named
                           target uses its own description (see --hw), so every
