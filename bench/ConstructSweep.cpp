@@ -12,7 +12,7 @@
 //       the original sweep: N (50) random shapes, matmul and conv2d alternating
 //   tk_construct_sweep --wide [--random N] ...
 //       every family (bench/SweepFamilies.h: matmul, conv2d, gemv, bmm,
-//       depthwise, avgpool2d, softmax, layernorm): its ResNet-50,
+//       depthwise, avgpool2d, softmax, layernorm, matmul_i8): its ResNet-50,
 //       MobileNet-V2 and BERT-base layer shapes and N (4) random ones
 //   tk_construct_sweep --check ...
 //       correctness only, no timing: three tiny random shapes per family
@@ -117,7 +117,9 @@ std::optional<Row> run(const Case &c, const Options &o, int index) {
     return std::nullopt;
   }
   p.dnnl();
-  Row row{&c, constructSec, 0, 0, relDiff(p.got, p.want)};
+  // Integer results must match exactly: a difference counts as infinite.
+  double diff = p.gotInt.empty() ? relDiff(p.got, p.want) : p.gotInt == p.wantInt ? 0 : INFINITY;
+  Row row{&c, constructSec, 0, 0, diff};
   if (!o.check) {
     row.tkcSec = medianSeconds([&] { p.tkc(); });
     row.dnnlSec = medianSeconds(p.dnnl);

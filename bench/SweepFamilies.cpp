@@ -147,6 +147,34 @@ SweepFamily depthwise(const std::string &benchOps) {
   return f;
 }
 
+// int8 products accumulating in i32 (bench/ops/contractions.tk), against
+// oneDNN's s8 x s8 -> s32 matmul.
+SweepFamily matmulI8(const std::string &benchOps) {
+  SweepFamily f{"matmul_i8", fmt::format("import \"{}/contractions.tk\";\nexport matmul_i8;\n", benchOps),
+                "matmul_i8", {}, {}, {}};
+  auto mm = [](int64_t M, int64_t K, int64_t N) { return Shape{{"M", M}, {"K", K}, {"N", N}}; };
+  f.named = {{"BERT-base QKV, int8", mm(128, 768, 2304)}, {"BERT-base FFN down, int8", mm(128, 3072, 768)},
+             {"ResNet-50 fc, int8", mm(1, 2048, 1000)}};
+  f.random = [=](std::mt19937_64 &rng, bool small) {
+    int64_t M = size(rng, small, 16, 1024), K = size(rng, small, 16, 1024);
+    return mm(M, K, size(rng, small, 16, 1024));
+  };
+  f.prepare = [](const Shape &s, void *fn, PreparedCase &c) {
+    int64_t M = shapeValue(s, "M"), K = shapeValue(s, "K"), N = shapeValue(s, "N");
+    std::mt19937 gen(42);
+    for (int64_t n : {M * K, K * N}) {
+      c.bytes.emplace_back(size_t(n));
+      for (int8_t &b : c.bytes.back()) b = int8_t(int(gen() % 256) - 128);
+    }
+    c.gotInt.assign(M * N, 0), c.wantInt = c.gotInt;
+    auto k = reinterpret_cast<int (*)(const int8_t *, const int8_t *, int32_t *, int64_t, int64_t, int64_t)>(fn);
+    c.tkc = [=, &c] { return k(c.bytes[0].data(), c.bytes[1].data(), c.gotInt.data(), M, K, N); };
+    c.dnnl = onednnMatmulS8(c.bytes[0].data(), c.bytes[1].data(), c.wantInt.data(), M, K, N);
+    c.work = 2.0 * M * K * N;
+  };
+  return f;
+}
+
 SweepFamily gemv() {
   SweepFamily f{"gemv", "import \"std/linalg.tk\";\nexport gemv;\n", "gemv", {}, {}, {}};
   auto mv = [](int64_t M, int64_t N) { return Shape{{"M", M}, {"N", N}}; };
@@ -257,7 +285,8 @@ SweepFamily rows(bool layernorm) {
 } // namespace
 
 std::vector<SweepFamily> sweepFamilies(const std::string &benchOps) {
-  return {matmul(), conv2d(), gemv(), bmm(), depthwise(benchOps), avgpool(), rows(false), rows(true)};
+  return {matmul(), conv2d(), gemv(), bmm(), depthwise(benchOps), avgpool(), rows(false), rows(true),
+          matmulI8(benchOps)};
 }
 
 } // namespace tk::bench

@@ -32,6 +32,9 @@ struct PreparedCase {
   Run dnnl;
   std::vector<std::vector<float>> inputs;
   std::vector<float> got, want;
+  // Integer cases (int8 products) use these instead, compared exactly.
+  std::vector<std::vector<int8_t>> bytes;
+  std::vector<int32_t> gotInt, wantInt;
 };
 
 struct SweepFamily {
