@@ -93,9 +93,10 @@ std::optional<int64_t> lastIndexStep(const Expr &e, const std::string &v) {
 // loop v, running its edges with lane masks (a split loop would not match
 // them): T + a * b with a unit-stride factor along v (a contraction; a
 // strided one, stride 2, is split), a byte-quad product whose quads' lane
-// index has unit stride along v (ir/ByteDot.h), or T + X, max(T, X), min(T, X) with X
-// read at unit stride, or at a stride 2..8 from a tensor the function never
-// writes (DeinterleaveStridedRows then gives it unit stride: pooling).
+// index has unit stride along v (ir/ByteDot.h), or T + X, max(T, X),
+// min(T, X) with X read at unit stride, or at a stride 2..8 from a tensor
+// the function never writes (DeinterleaveStridedRows then gives it unit
+// stride: pooling).
 bool foldsIntoRegisterTile(const LStmtPtr &body, const std::string &v, const std::set<const TensorDecl *> &written) {
   bool found = false;
   visitLStmt(body, [&](const LStmt &n) {
