@@ -2,11 +2,11 @@
 
 #include "backends/common/LowerExprToLLVM.h"
 #include "backends/x86/CacheHints.h"
+#include "backends/x86/EmitByteDot.h"
 #include "backends/x86/LaneMask.h"
 #include "backends/x86/OutlineCall.h"
 
 #include <llvm/IR/Intrinsics.h>
-#include <llvm/IR/IntrinsicsX86.h>
 
 #include <algorithm>
 #include <cmath>
@@ -85,7 +85,7 @@ struct TileEmitter {
   // Folds operand vector y (times the splatted broadcast bc in a
   // contraction) into accumulator acc, as the nest's store does per element.
   llvm::Value *combine(llvm::Value *acc, llvm::Value *y, llvm::Value *bc) {
-    if (n.quadLoop) return dotQuads(acc, y, bc);
+    if (n.quadLoop) return emitByteDot(cg, acc, y, bc, tile.lanes);
     if (bc) return b().CreateIntrinsic(llvm::Intrinsic::fmuladd, {vecTy}, {bc, y, acc});
     // maxnum/minnum (NaN loses) take a compare, a max and a blend on x86.
     // Accumulators that start from a constant other than NaN never become
@@ -96,20 +96,6 @@ struct TileEmitter {
       return b().CreateSelect(wins, y, acc);
     }
     return codegen::lowerArith(cg, n.fold, acc, y, n.store->tensor->dtype);
-  }
-
-  // A byte-quad product (ir/ByteDot.h): acc + the four products of each
-  // lane's unsigned bytes in y with the signed bytes of the quad in bc.
-  // One vpdpbusd with AVX512-VNNI; otherwise the same sums from shifts.
-  llvm::Value *dotQuads(llvm::Value *acc, llvm::Value *y, llvm::Value *bc) {
-    if (cg.target.byteDot && tile.lanes == 16)
-      return b().CreateIntrinsic(llvm::Intrinsic::x86_avx512_vpdpbusd_512, {}, {acc, y, bc});
-    for (int q = 0; q < 4; ++q) {
-      llvm::Value *u = b().CreateAnd(b().CreateLShr(y, splat(b().getInt32(8 * q))), splat(b().getInt32(255)));
-      llvm::Value *s = b().CreateAShr(b().CreateShl(bc, splat(b().getInt32(24 - 8 * q))), splat(b().getInt32(24)));
-      acc = b().CreateAdd(acc, b().CreateMul(u, s));
-    }
-    return acc;
   }
 
   // The quad of the broadcast operand at the bound variables, as one i32
