@@ -56,16 +56,20 @@ int64_t windows(int64_t extent, int64_t pad, int64_t window, int64_t stride) {
   return (extent + 2 * pad - window) / stride + 1;
 }
 
+Shape mm(int64_t M, int64_t K, int64_t N) { return Shape{{"M", M}, {"K", K}, {"N", N}}; }
+
+// A random matrix product's shape, sizes 16..1024 (or tiny).
+Shape randomMatmul(std::mt19937_64 &rng, bool small) {
+  int64_t M = size(rng, small, 16, 1024), K = size(rng, small, 16, 1024); // in this order: the draws are
+  return mm(M, K, size(rng, small, 16, 1024));                            // the original sweep's
+}
+
 SweepFamily matmul() {
   SweepFamily f{"matmul", "import \"std/linalg.tk\";\nexport matmul;\n", "matmul", {}, {}, {}};
-  auto mm = [](int64_t M, int64_t K, int64_t N) { return Shape{{"M", M}, {"K", K}, {"N", N}}; };
   f.named = {{"BERT-base QKV", mm(128, 768, 2304)}, {"BERT-base attention out", mm(128, 768, 768)},
              {"BERT-base FFN up", mm(128, 768, 3072)}, {"BERT-base FFN down", mm(128, 3072, 768)},
              {"ResNet-50 fc", mm(1, 2048, 1000)}};
-  f.random = [=](std::mt19937_64 &rng, bool small) {
-    int64_t M = size(rng, small, 16, 1024), K = size(rng, small, 16, 1024); // in this order: the draws are
-    return mm(M, K, size(rng, small, 16, 1024));                            // the original sweep's
-  };
+  f.random = randomMatmul;
   f.prepare = [](const Shape &s, void *fn, PreparedCase &c) {
     int64_t M = shapeValue(s, "M"), K = shapeValue(s, "K"), N = shapeValue(s, "N");
     fill(c, {M * K, K * N});
@@ -152,13 +156,9 @@ SweepFamily depthwise(const std::string &benchOps) {
 SweepFamily matmulI8(const std::string &benchOps) {
   SweepFamily f{"matmul_i8", fmt::format("import \"{}/contractions.tk\";\nexport matmul_i8;\n", benchOps),
                 "matmul_i8", {}, {}, {}};
-  auto mm = [](int64_t M, int64_t K, int64_t N) { return Shape{{"M", M}, {"K", K}, {"N", N}}; };
   f.named = {{"BERT-base QKV, int8", mm(128, 768, 2304)}, {"BERT-base FFN down, int8", mm(128, 3072, 768)},
              {"ResNet-50 fc, int8", mm(1, 2048, 1000)}};
-  f.random = [=](std::mt19937_64 &rng, bool small) {
-    int64_t M = size(rng, small, 16, 1024), K = size(rng, small, 16, 1024);
-    return mm(M, K, size(rng, small, 16, 1024));
-  };
+  f.random = randomMatmul;
   f.prepare = [](const Shape &s, void *fn, PreparedCase &c) {
     int64_t M = shapeValue(s, "M"), K = shapeValue(s, "K"), N = shapeValue(s, "N");
     std::mt19937 gen(42);

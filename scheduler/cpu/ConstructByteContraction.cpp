@@ -26,13 +26,6 @@ Expr widenedByte(const Expr &f, const TensorDecl *out) {
   return f;
 }
 
-// The two widened factors of the statement's sum, X (ignores j) first.
-std::pair<Expr, Expr> byteFactors(const Assign &a, const Expr &sum) {
-  const Expr &prod = sum->args[0];
-  if (mentionsVar(prod->args[0], a.vars.back().name)) return {prod->args[1], prod->args[0]};
-  return {prod->args[0], prod->args[1]};
-}
-
 // An i8 byte whose two's complement bits are b + 128 read as unsigned:
 // b's sign bit flipped.
 Expr flipSign(const Expr &b) {
@@ -57,12 +50,7 @@ bool byteContractionApplies(const Op &op, const TargetDesc &target, std::string 
     return refuse(reason, "the summand is not a product");
   for (const Expr &f : prod->args)
     if (!widenedByte(f, a.target.get())) return refuse(reason, "a factor is not i32 of an element of an i8 tensor");
-  auto [x, y] = byteFactors(a, v);
-  const std::string &i = a.vars[a.vars.size() - 2].name, &j = a.vars.back().name, &k = v->rvars[0].name;
-  if (!mentionsVar(x, k) || !mentionsVar(y, k)) return refuse(reason, "a factor does not depend on the reduction variable");
-  if (mentionsVar(x, j)) return refuse(reason, "both factors depend on the innermost output index");
-  if (mentionsVar(y, i)) return refuse(reason, "the factor along the innermost index also depends on the row index");
-  return true;
+  return contractionFactorsApply(a, v, reason);
 }
 
 KernelPtr constructByteContraction(const OpPtr &op, const ContractionTiles &t) {
@@ -73,12 +61,15 @@ KernelPtr constructByteContraction(const OpPtr &op, const ContractionTiles &t) {
   const IndexVar &iv = a.vars[rank - 2], &jv = a.vars[rank - 1], &kv = sum->rvars[0];
   // Batch dimensions keep their names as worker variables.
   std::vector<std::pair<std::string, Expr>> batch;
-  std::vector<Expr> batchIdx;
+  std::vector<Expr> batchIdx, spatial;
+  std::vector<std::string> workers;
   for (size_t d = 0; d + 2 < rank; ++d) {
     batch.push_back({a.vars[d].name, loopVar(a.vars[d].name)});
     batchIdx.push_back(batch.back().second);
+    workers.push_back(a.vars[d].name);
+    spatial.push_back(a.vars[d].extent);
   }
-  auto [xw0, yw0] = byteFactors(a, sum);
+  auto [xw0, yw0] = contractionFactors(a, sum);
   Expr x = substitute(xw0, batch), y = substitute(yw0, batch);
   FreshNames fresh(*op, a);
   std::string bi = fresh("bi"), bj = fresh("bj"), kb = fresh("kb"), ir = fresh("ir"), jr = fresh("jr"),
@@ -178,15 +169,10 @@ KernelPtr constructByteContraction(const OpPtr &op, const ContractionTiles &t) {
   MStmtPtr fix = seqFor(er, rows, seqFor(ec, cols, mStore(a.target, at, binary(BinOp::Sub, load(a.target, at), offset),
                                                           AccumOp::None, loc), loc), loc);
 
-  std::vector<std::string> workers;
-  std::vector<Expr> spatial;
-  for (size_t d = 0; d + 2 < rank; ++d) {
-    workers.push_back(a.vars[d].name);
-    spatial.push_back(a.vars[d].extent);
-  }
   workers.insert(workers.end(), {bi, bj});
   spatial.insert(spatial.end(), {simplify(ceilDiv(iv.extent, intImm(t.mc))), simplify(ceilDiv(jv.extent, intImm(t.nc)))});
-  MStmtPtr tasks = mMapFor(workers, MappingAtom::Kind::Spatial, spatial, WorkerKind::Cores, mBlock({mAlloc(xq, loc), mAlloc(rs, loc), kBlocks, rowSums, fix}, loc), loc);
+  MStmtPtr tasks = mMapFor(workers, MappingAtom::Kind::Spatial, spatial, WorkerKind::Cores,
+                           mBlock({mAlloc(xq, loc), mAlloc(rs, loc), kBlocks, rowSums, fix}, loc), loc);
   return synthesizedKernel(op, TargetFamily::Cpu, mBlock({mAlloc(yq, loc), yPack, tasks}, op->loc));
 }
 

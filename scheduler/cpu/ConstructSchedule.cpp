@@ -16,14 +16,6 @@ using namespace ir;
 
 namespace {
 
-// The two factors of the statement's sum, X (ignores j) first.
-std::pair<Expr, Expr> factors(const Assign &a, const Expr &sum) {
-  const Expr &prod = sum->args[0];
-  const std::string &j = a.vars.back().name;
-  if (mentionsVar(prod->args[0], j)) return {prod->args[1], prod->args[0]};
-  return {prod->args[0], prod->args[1]};
-}
-
 Expr loopVar(const std::string &n) { return var(n, VarKind::Loop); }
 
 // if (cond) { thenS } else { elseS }, or the one version a constant `cond`
@@ -59,6 +51,25 @@ int64_t directDepth(const ContractionTiles &t, int64_t budget, int64_t elemBytes
 }
 
 } // namespace
+
+std::pair<Expr, Expr> contractionFactors(const Assign &a, const Expr &sum) {
+  const Expr &prod = sum->args[0];
+  const std::string &j = a.vars.back().name;
+  if (mentionsVar(prod->args[0], j)) return {prod->args[1], prod->args[0]};
+  return {prod->args[0], prod->args[1]};
+}
+
+bool contractionFactorsApply(const Assign &a, const Expr &sum, std::string *reason) {
+  auto [x, y] = contractionFactors(a, sum);
+  const std::string &i = a.vars[a.vars.size() - 2].name, &j = a.vars.back().name;
+  // Both operands are packed along k: a factor that ignores it (a rank-0
+  // tensor, a row of bias) is a scaling, not an operand of the product.
+  const std::string &k = sum->rvars[0].name;
+  if (!mentionsVar(x, k) || !mentionsVar(y, k)) return refuse(reason, "a factor does not depend on the reduction variable");
+  if (mentionsVar(x, j)) return refuse(reason, "both factors depend on the innermost output index");
+  if (mentionsVar(y, i)) return refuse(reason, "the factor along the innermost index also depends on the row index");
+  return true;
+}
 
 ContractionTiles chooseContractionTiles(const construct::HardwareDesc &hw, const TargetDesc &target, int elemBytes) {
   ContractionTiles t;
@@ -166,15 +177,7 @@ bool constructScheduleApplies(const Op &op, std::string *reason) {
       return refuse(reason, "a factor is not an element of a tensor of the output's type");
     if (f->tensor == a.target) return refuse(reason, "a factor reads the output");
   }
-  auto [x, y] = factors(a, v);
-  const std::string &i = a.vars[a.vars.size() - 2].name, &j = a.vars.back().name;
-  // Both operands are packed along k: a factor that ignores it (a rank-0
-  // tensor, a row of bias) is a scaling, not an operand of the product.
-  const std::string &k = v->rvars[0].name;
-  if (!mentionsVar(x, k) || !mentionsVar(y, k)) return refuse(reason, "a factor does not depend on the reduction variable");
-  if (mentionsVar(x, j)) return refuse(reason, "both factors depend on the innermost output index");
-  if (mentionsVar(y, i)) return refuse(reason, "the factor along the innermost index also depends on the row index");
-  return epilogueApplies(a, v, reason);
+  return contractionFactorsApply(a, v, reason) && epilogueApplies(a, v, reason);
 }
 
 namespace {
@@ -229,7 +232,7 @@ MStmtPtr contractionBody(const Op &op, const ContractionTiles &t, bool direct, F
   Expr liveRows = live(t.mc / t.mr, ceilDiv(sub(iv.extent, rowBase), intImm(t.mr)));
   Expr liveCols = live(t.nc / t.nr, ceilDiv(sub(jv.extent, colBase), intImm(t.nr)));
 
-  auto [x, y] = factors(a, sum);
+  auto [x, y] = contractionFactors(a, sum);
   Expr rowIdx = add(mul(loopVar(ir), intImm(t.mr)), loopVar(r));
   PackedOperand xp; // none when X is read in place
   Expr xv = substitute(substitute(x, batch), {{iv.name, add(rowBase, rowIdx)}, {kv.name, add(depthBase, loopVar(kk))}});
@@ -398,7 +401,7 @@ KernelPtr constructSchedule(const OpPtr &op, const ContractionTiles &t) {
   Expr oneRow = simplify(binary(BinOp::EQ, a.vars[a.vars.size() - 2].extent, intImm(1)));
   if (oneRow->kind != ExprKind::BoolImm || oneRow->intValue) {
     Expr sum = contractionSum(a);
-    auto [x, y] = factors(a, sum);
+    auto [x, y] = contractionFactors(a, sum);
     body = versions(oneRow, rowVectorBody(a, sum, x, y, 4 * t.nr, fresh), body, a.loc);
   }
   if (direct) body = versions(onePanel, direct, body, a.loc);

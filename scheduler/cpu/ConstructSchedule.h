@@ -9,6 +9,7 @@
 #include "scheduler/construct/FillHoles.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tk {
@@ -62,6 +63,16 @@ std::vector<ContractionTiles> contractionCandidates(const ir::Op &op, const cons
 // opts.measure set, from the fastest measured of the first
 // opts.measureTopK (a tie keeps the better estimate).
 ir::KernelPtr constructContraction(const ir::OpPtr &op, const construct::ConstructOptions &opts, const TargetDesc &target);
+
+// The two factors of the product that `sum` (a's contraction) sums, the
+// one that ignores the innermost output index (X) first.
+std::pair<ir::Expr, ir::Expr> contractionFactors(const ir::Assign &a, const ir::Expr &sum);
+
+// Whether those factors can be packed as the product's operands: both read
+// the reduction variable, X ignores the innermost output index and Y the
+// row index; otherwise false and why (when `reason` is non-null). Shared
+// by the f32/f64 and the byte-quad (ConstructByteContraction.h) kernels.
+bool contractionFactorsApply(const ir::Assign &a, const ir::Expr &sum, std::string *reason = nullptr);
 
 // True when `op` has exactly one statement, no intermediates, and that
 // statement is a contraction as above over exactly one reduction variable,
