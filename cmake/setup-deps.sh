@@ -18,6 +18,7 @@ PKGS=(
   ninja-build cmake g++ make # build tools
   libdnnl-dev           # oneDNN: reference library for bench/ and tests
   libopenblas-dev       # OpenBLAS: reference library for bench/ and tests
+  nlohmann-json3-dev    # nlohmann/json: the cost model's JSON Lines records (docs/records.md)
 )
 EXTRAS=(afl++ python3-torch) # python3-torch: the PyTorch eager column of tk_ops_bench
 

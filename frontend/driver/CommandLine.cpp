@@ -196,16 +196,23 @@ std::optional<DriverOptions> parseCommandLine(const std::vector<std::string> &ar
     }
     else if (startsWith(a, "--rank=")) {
       v = a.substr(7);
-      if (v == "model") {
-        *error = "--rank=model is not available in this build (reserved for the learned cost model); "
-                 "--rank=roofline (the default) ranks by the analytical estimate, --rank=measure by timing";
-        return std::nullopt;
-      }
-      if (v == "roofline" || v == "measure") o.rank = v;
+      if (v == "roofline" || v == "measure" || v == "model") o.rank = v;
       else {
         *error = "invalid value '" + v + "' for --rank (expected roofline, measure or model)";
         return std::nullopt;
       }
+    } else if (startsWith(a, "--cost-model=")) o.costModel = a.substr(13);
+    else if (startsWith(a, "--cost-model-head=")) o.costModelHead = a.substr(18);
+    else if (startsWith(a, "--records-out=")) o.recordsOut = a.substr(14);
+    else if (startsWith(a, "--measure-top=")) {
+      v = a.substr(14);
+      char *end = nullptr;
+      long k = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end || k < 1 || k > 1024) {
+        *error = "invalid value '" + v + "' for --measure-top (expected a count of candidates, 1 to 1024)";
+        return std::nullopt;
+      }
+      o.measureTop = static_cast<int>(k);
     } else if (startsWith(a, "--shape-hint=")) {
       v = a.substr(13);
       size_t eq = v.find('=');
@@ -276,6 +283,9 @@ std::string helpText() {
          tune the loop order of each constant-shape export (docs/looptune.md);
          S: policy (default, the learned Q-network), greedy1, greedy2,
          beam2dfs, beam4dfs, beam2bfs, beam4bfs, random
+       tkc train-cost-model -o MODEL.tkcm [--epochs=N] [--seed=N] [--width=N]
+         [--loss=lambdarank|mse] [--validation=F] RECORDS.jsonl...
+         train the learned cost model on records (docs/costmodel.md)
 
 Compiles one .tk file (and the files it imports) for a CPU or CUDA target.
 
@@ -319,7 +329,12 @@ Construction optimizer (fills '?' holes, docs/construct.md):
   --construct-trace=FILE  write it to FILE
   --rank=roofline         rank candidates by the analytical estimate (the default)
   --rank=measure          compile and time the best candidates on this CPU, keep
-                          the fastest (CPU targets only; model is reserved)
+                          the fastest (CPU targets only)
+  --rank=model            rank candidates by the learned cost model (docs/costmodel.md)
+  --cost-model=FILE       its weights (default <stdlib>/costmodel/cpu.tkcm)
+  --cost-model-head=ID    the machine whose head scores (default: the id of --hw)
+  --measure-top=K         time the K best-ranked candidates, keep the fastest
+  --records-out=FILE      append every timed candidate to FILE (docs/records.md)
   --schedule=construct    ops without a kernel that are contractions (matmul, bmm)
                           get a packed, cache-blocked kernel sized for --hw (default)
   --schedule=default      keep the plain default schedule for them

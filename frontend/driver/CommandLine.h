@@ -43,7 +43,12 @@ struct DriverOptions {
   bool swtvmLdmSizing = false;        // --schedule=swtvm
   bool sunwayDoubleBuffer = true;     // --sunway-dma=double (default) | sync
   std::vector<std::pair<std::string, int64_t>> shapeHints; // --shape-hint=SYM=VALUE
-  std::string rank = "roofline"; // --rank=roofline | measure
+  std::string rank = "roofline"; // --rank=roofline | measure | model
+  // Learned cost model (docs/costmodel.md).
+  std::string costModel;        // --cost-model=FILE; empty: <stdlib>/costmodel/cpu.tkcm
+  std::string costModelHead;    // --cost-model-head=ID; empty: the hardware id of --hw
+  int measureTop = 0;           // --measure-top=K: time the K best-ranked candidates (0: unset)
+  std::string recordsOut;       // --records-out=FILE: append timed candidates as records
   // LoopTune (docs/looptune.md).
   bool tune = false;            // `tkc tune FILE`: write tuning records instead of code
   std::string tuningRecords;    // --tuning-records=FILE: apply recorded schedules

@@ -9,8 +9,9 @@
 #include "frontend/driver/Depfile.h"
 #include "frontend/driver/Hardware.h"
 #include "frontend/driver/InputFile.h"
-#include "frontend/driver/MeasureCandidates.h"
 #include "frontend/driver/OutputFile.h"
+#include "frontend/driver/RankingOptions.h"
+#include "frontend/driver/TrainCostModel.h"
 #include "frontend/driver/Tune.h"
 #include "scheduler/Pipeline.h"
 #include "scheduler/construct/HardwareDesc.h"
@@ -219,7 +220,12 @@ Compiled emitFromModule(const DriverOptions &o, const Input &in, const ir::Modul
   auto construct =
       constructOptions(o, be.defaultHardware(target), stdlib, sm, diags, trace, &deps);
   if (!construct) return std::nullopt;
-  if (o.rank == "measure") construct->measure = measureCandidates(cpuTarget(target), construct->shapes);
+  std::string usage;
+  const CpuTarget *cpu = target.desc.family == ir::TargetFamily::Cpu ? &cpuTarget(target) : nullptr;
+  if (!setRanking(o, cpu, stdlib, *construct, sm, diags, &deps, &usage)) {
+    if (!usage.empty()) throw UsageError{usage};
+    return std::nullopt;
+  }
   po.construct = &*construct;
   po.constructContractions = o.constructContractions;
   po.swtvmLdmSizing = o.swtvmLdmSizing;
@@ -307,6 +313,8 @@ int run(const std::vector<std::string> &rawArgs, const std::string &exePath, Sou
   std::string error;
   auto args = expandResponseFiles(rawArgs, &error);
   if (!args) throw UsageError{error};
+  if (!args->empty() && args->front() == "train-cost-model")
+    return trainCostModelCommand(std::vector<std::string>(args->begin() + 1, args->end()), sm, diags);
   auto opts = parseCommandLine(*args, &error);
   if (!opts) throw UsageError{error};
   const DriverOptions &o = *opts;
@@ -347,9 +355,6 @@ int run(const std::vector<std::string> &rawArgs, const std::string &exePath, Sou
     if (!error.empty()) driverError(diags, error);
     return kExitCompileError;
   }
-  if (o.rank == "measure" && target->desc.family != ir::TargetFamily::Cpu)
-    throw UsageError{"--rank=measure times candidates on this CPU; ranking " + o.target +
-                     " kernels by measurement needs a GPU run, which tkc does not do: use --rank=roofline"};
   bool inDirectory = outputIsDirectory(o);
   if (inDirectory && (o.tune || !(isCodeEmit(o.emit) || o.emit == EmitKind::Header)))
     throw UsageError{"-o " + o.output + " (a directory) is for code outputs: --emit=obj, llvm, asm, ptx or header"};

@@ -1,5 +1,7 @@
 #include "frontend/driver/HostHardware.h"
 
+#include "scheduler/costmodel/Records.h"
+
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -65,6 +67,18 @@ HardwareDesc detectHostHardware() {
   int64_t regs = 32LL * (h.vectorBits / 8) / (h.vectorBits == 512 ? 1 : 2);
   h.levels.push_back({"registers", regs, 384, 0.3, h.vectorBits / 8, 0, 0, false});
   return h;
+}
+
+std::string hostHardwareId() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, model = "unknown-cpu";
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) {
+      if (size_t colon = line.find(':'); colon != std::string::npos) model = line.substr(colon + 1);
+      break;
+    }
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return costmodel::hardwareId("host", model, n > 0 ? static_cast<int>(n) : 1);
 }
 
 } // namespace tk::driver

@@ -5,6 +5,8 @@
 #pragma once
 #include "scheduler/construct/HardwareDesc.h"
 
+#include <string>
+
 namespace tk::driver {
 
 // The CPU this process runs on: caches from sysfs
@@ -14,5 +16,11 @@ namespace tk::driver {
 // because nothing is measured at compile time. Never fails: a level sysfs
 // does not describe gets a typical figure.
 construct::HardwareDesc detectHostHardware();
+
+// The host's hardware id for records (costmodel::hardwareId of "host" with
+// /proc/cpuinfo's first "model name" and the online cores), e.g.
+// "host-amd-epyc-9r45-64-core-processor-2c". The id of a machine, not of a
+// run: the same on every boot of the same VM type.
+std::string hostHardwareId();
 
 } // namespace tk::driver

@@ -3,6 +3,7 @@
 #include "ir/Diagnostics.h"
 #include "ir/MappingIR.h"
 #include "scheduler/construct/Gensor.h"
+#include "scheduler/costmodel/Records.h"
 
 #include <functional>
 #include <map>
@@ -13,11 +14,21 @@ struct ConstructOptions {
   HardwareDesc hw;
   std::map<std::string, int64_t> shapes; // assumed symbol values (--shape-hint)
   GensorOptions gensor;
-  // --rank=measure: seconds of one call of a candidate kernel at `shapes`
-  // (the driver compiles and times it); unset = rank by the estimate. The
-  // first `measureTopK` distinct candidates by estimate are timed.
-  std::function<double(const ir::KernelPtr &)> measure;
+  // --rank=measure, --measure-top: the latency of one call of a candidate
+  // kernel at `shapes` (the driver compiles and times it); unset = no
+  // timing. The first `measureTopK` distinct candidates (by estimate, or by
+  // the model's score) are timed.
+  std::function<costmodel::Latency(const ir::KernelPtr &)> measure;
   size_t measureTopK = 4;
+  // --rank=model: the learned cost model's score of each candidate's
+  // decisions (higher = predicted faster); `modelCandidates` candidates are
+  // scored (docs/costmodel.md).
+  std::function<std::vector<double>(const std::vector<costmodel::DecisionSequence> &)> rankByModel;
+  size_t modelCandidates = 64;
+  // --records-out: called for every candidate that was timed, with its
+  // decisions, where it came from (rule, gensor, random) and its latency.
+  std::function<void(const ir::Op &, const costmodel::DecisionSequence &, const std::string &, const costmodel::Latency &)>
+      recordMeasured;
 };
 
 // Which loop dimension of the op's nest, at which hardware level, a hole

@@ -2,6 +2,7 @@
 
 #include "scheduler/cpu/ContractionEpilogue.h"
 #include "scheduler/cpu/ConstructRowVector.h"
+#include "scheduler/cpu/ContractionSpace.h"
 #include "ir/Simplify.h"
 #include "scheduler/FreshNames.h"
 #include "scheduler/cpu/PackOperand.h"
@@ -9,7 +10,10 @@
 #include "scheduler/Refusal.h"
 #include "scheduler/construct/Gensor.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <ostream>
 
 namespace tk {
 using namespace ir;
@@ -145,16 +149,48 @@ std::vector<ContractionTiles> contractionCandidates(const Op &op, const construc
 }
 
 KernelPtr constructContraction(const OpPtr &op, const construct::ConstructOptions &opts, const TargetDesc &target) {
-  std::vector<ContractionTiles> cands =
-      contractionCandidates(*op, opts, target, opts.measure ? std::max<size_t>(opts.measureTopK, 1) : 1);
+  bool measured = static_cast<bool>(opts.measure), ranked = static_cast<bool>(opts.rankByModel);
+  size_t limit = ranked ? std::max<size_t>(opts.modelCandidates, 1) : measured ? std::max<size_t>(opts.measureTopK, 1) : 1;
+  std::vector<ContractionTiles> cands = contractionCandidates(*op, opts, target, std::min<size_t>(limit, 8));
+  std::vector<std::string> origin(cands.size(), "gensor");
+  origin[0] = "rule";
+  construct::Space space(construct::buildLoopNest(*op, opts.shapes), opts.hw);
+  if (ranked) {
+    // The model also sees random legal blockings: it can prefer what
+    // neither the rule nor the roofline would.
+    construct::Rng rng(opts.gensor.seed);
+    for (size_t tries = 0; cands.size() < limit && tries < 16 * limit; ++tries) {
+      ContractionTiles t = randomContractionTiles(opts.hw, target, space.nest().elemBytes, rng);
+      if (std::find(cands.begin(), cands.end(), t) == cands.end()) cands.push_back(t), origin.push_back("random");
+    }
+    std::vector<costmodel::DecisionSequence> seqs;
+    for (const ContractionTiles &t : cands) seqs.push_back(contractionDecisions(space, t));
+    std::vector<double> score = opts.rankByModel(seqs);
+    std::vector<size_t> order(cands.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return score[a] > score[b]; });
+    if (std::ostream *tr = opts.gensor.trace) {
+      *tr << "// cost model: " << cands.size() << " blockings of " << op->name << " scored, best first:\n";
+      for (size_t i = 0; i < std::min<size_t>(order.size(), 5); ++i)
+        *tr << fmt::format("//   {:.4f} {}: {}\n", score[order[i]], origin[order[i]], printContractionTiles(cands[order[i]]));
+    }
+    std::vector<ContractionTiles> sorted;
+    std::vector<std::string> sortedOrigin;
+    for (size_t i : order) sorted.push_back(cands[i]), sortedOrigin.push_back(origin[i]);
+    cands = std::move(sorted);
+    origin = std::move(sortedOrigin);
+  }
   KernelPtr best = constructSchedule(op, cands.front());
-  if (!opts.measure || cands.size() == 1) return best;
-  double bestSec = opts.measure(best);
-  for (size_t c = 1; c < cands.size(); ++c) {
-    KernelPtr k = constructSchedule(op, cands[c]);
-    // Strictly faster only: a tie keeps the candidate the estimate prefers,
-    // so the choice is deterministic up to timing noise.
-    if (double sec = opts.measure(k); sec < bestSec) bestSec = sec, best = k;
+  // One candidate is timed only to be recorded.
+  if (!measured || (cands.size() == 1 && !opts.recordMeasured)) return best;
+  double bestSec = 0;
+  for (size_t c = 0; c < std::min(cands.size(), std::max<size_t>(opts.measureTopK, 1)); ++c) {
+    KernelPtr k = c == 0 ? best : constructSchedule(op, cands[c]);
+    costmodel::Latency lat = opts.measure(k);
+    if (opts.recordMeasured) opts.recordMeasured(*op, contractionDecisions(space, cands[c]), origin[c], lat);
+    // Strictly faster only: a tie keeps the candidate ranked first, so the
+    // choice is deterministic up to timing noise.
+    if (c == 0 || lat.median < bestSec) bestSec = lat.median, best = k;
   }
   return best;
 }

@@ -61,7 +61,12 @@ std::vector<ContractionTiles> contractionCandidates(const ir::Op &op, const cons
 
 // The kernel of a contraction op: built from the first candidate, or with
 // opts.measure set, from the fastest measured of the first
-// opts.measureTopK (a tie keeps the better estimate).
+// opts.measureTopK (a tie keeps the one ranked first). With
+// opts.rankByModel set, the candidates are the rule's and Gensor's
+// blockings and random legal ones (ContractionSpace.h), up to
+// opts.modelCandidates, in the order of the model's scores; the trace
+// (opts.gensor.trace) lists the five best. Every timed candidate goes to
+// opts.recordMeasured when set.
 ir::KernelPtr constructContraction(const ir::OpPtr &op, const construct::ConstructOptions &opts, const TargetDesc &target);
 
 // The two factors of the product that `sum` (a's contraction) sums, the

@@ -159,14 +159,58 @@ stdout_output)
   ;;
 rank_measure)
   # --rank=measure times the top candidates of a constructed matmul in
-  # process and builds one of them; cuda targets and --rank=model refuse.
+  # process and builds one of them; cuda targets refuse.
   printf 'op mm(A: f32[M, K], B: f32[K, N]) -> C: f32[M, N] {\n  C[i, j] = sum(k) A[i, k] * B[k, j];\n}\n' > mm.tk
   expect_rc 0 "$TKC" mm.tk --rank=measure --shape-hint=M=96 --shape-hint=K=64 --shape-hint=N=80 --emit=mapping
   grep -q 'local packed_A' out.txt || fail "measured construction did not build the packed kernel"
   expect_rc 0 "$TKC" mm.tk --rank=measure --shape-hint=M=96 --shape-hint=K=64 --shape-hint=N=80 -o mm.o
   expect_rc 2 "$TKC" mm.tk --rank=measure --target=cuda-sm_80 --emit=ptx
   grep -q 'needs a GPU run' err.txt || fail "cuda --rank=measure message"
-  expect_rc 2 "$TKC" mm.tk --rank=model
+  ;;
+cost_model)
+  # Records from timed candidates, a model trained on them, and that model
+  # ranking the next build (docs/costmodel.md); every refusal says why.
+  printf 'op mm(A: f32[M, K], B: f32[K, N]) -> C: f32[M, N] {\n  C[i, j] = sum(k) A[i, k] * B[k, j];\n}\n' > mm.tk
+  HINTS="--shape-hint=M=96 --shape-hint=K=64 --shape-hint=N=80"
+  expect_rc 0 "$TKC" mm.tk --rank=measure --measure-top=3 --records-out=r.jsonl $HINTS -o mm.o
+  [ "$(wc -l < r.jsonl)" -ge 2 ] || fail "--records-out wrote $(wc -l < r.jsonl) records"
+  grep -q '"format":"tk-record"' r.jsonl || fail "records format"
+  grep -q '"candidate":"rule"' r.jsonl || fail "the rule's candidate is not recorded"
+  expect_rc 0 "$TKC" train-cost-model -o m.tkcm --epochs=3 --validation=0 r.jsonl
+  head -1 m.tkcm | grep -qx 'tk-costmodel 1' || fail "model header"
+  grep -q '^epoch 3/3: loss' err.txt || fail "training progress"
+  HEAD=$(sed -n 's/^outputs 1 //p' m.tkcm)
+  expect_rc 0 "$TKC" mm.tk --rank=model --cost-model=m.tkcm $HINTS --construct-trace --emit=mapping
+  grep -q 'cost model: 64 blockings of mm scored, best first' err.txt || fail "model ranking trace"
+  grep -q 'local packed_A' out.txt || fail "model-ranked construction did not build the packed kernel"
+  # --measure-top with the model: the model's best few are timed, and appended.
+  BEFORE=$(wc -l < r.jsonl)
+  expect_rc 0 "$TKC" mm.tk --rank=model --cost-model=m.tkcm --measure-top=2 --records-out=r.jsonl $HINTS -o mm.o
+  [ "$(wc -l < r.jsonl)" -eq $((BEFORE + 2)) ] || fail "--measure-top=2 did not append two records"
+  # The shipped weights load and rank with one of their heads (this machine
+  # may have none of its own): the refusal lists them.
+  expect_rc 1 "$TKC" mm.tk --rank=model --cost-model-head=nosuch-machine $HINTS --emit=mapping
+  SHIPPED_HEAD=$(sed -n 's/.*(it was trained for: \([^,)]*\).*/\1/p' err.txt)
+  [ -n "$SHIPPED_HEAD" ] || fail "no head listed for the shipped model"
+  expect_rc 0 "$TKC" mm.tk --rank=model --cost-model-head="$SHIPPED_HEAD" $HINTS --emit=mapping
+  # Refusals.
+  expect_rc 1 "$TKC" mm.tk --rank=model --cost-model=m.tkcm --cost-model-head=nosuch-machine $HINTS
+  grep -q "m.tkcm:1:1: error: cost model has no head for hardware 'nosuch-machine' (it was trained for: $HEAD)" err.txt ||
+    fail "missing head message"
+  printf 'tk-costmodel 9\n' > bad.tkcm
+  expect_rc 1 "$TKC" mm.tk --rank=model --cost-model=bad.tkcm
+  grep -q '^bad.tkcm:1:' err.txt || fail "bad model not located"
+  expect_rc 2 "$TKC" mm.tk --records-out=x.jsonl
+  grep -q 'it needs --rank=measure or --measure-top=K' err.txt || fail "--records-out alone"
+  expect_rc 2 "$TKC" mm.tk --measure-top=0
+  expect_rc 2 "$TKC" mm.tk --rank=model --target=cuda-sm_80 --emit=ptx
+  grep -q 'ranks CPU kernels' err.txt || fail "cuda --rank=model message"
+  { head -1 r.jsonl; echo '{"format":"tk-record","version":1}'; } > broken.jsonl
+  expect_rc 1 "$TKC" train-cost-model -o m2.tkcm broken.jsonl
+  grep -q "^broken.jsonl:2:1: error: record has no 'hardware'" err.txt || fail "malformed record not located"
+  [ -e m2.tkcm ] && fail "a model was written from malformed records"
+  expect_rc 2 "$TKC" train-cost-model r.jsonl
+  grep -q 'needs -o MODEL.tkcm' err.txt || fail "train-cost-model without -o"
   ;;
 special_outputs)
   # -o naming a device, FIFO or directory: written in place (never renamed

@@ -4,9 +4,12 @@
 #include "sched_build.h"
 #include "sched_eval.h"
 #include "scheduler/cpu/ConstructSchedule.h"
+#include "scheduler/cpu/ContractionSpace.h"
 #include "scheduler/cpu/PackOperand.h"
 
 #include <doctest/doctest.h>
+
+#include <sstream>
 
 using namespace tk;
 using namespace tk::ir;
@@ -105,13 +108,61 @@ TEST_CASE("construct schedule: candidates are the capacity rule, then the Gensor
   // --rank=measure: the fastest by the timing function wins; ties keep the
   // estimate's order.
   size_t calls = 0;
-  opts.measure = [&](const KernelPtr &) { return ++calls == 2 ? 0.5 : 1.0; };
+  opts.measure = [&](const KernelPtr &) { return costmodel::Latency{++calls == 2 ? 0.5 : 1.0, 5, 0}; };
   opts.measureTopK = 4;
   KernelPtr k = constructContraction(matmulOp(), opts, kAvx512);
   CHECK(calls == (c.size() > 1 ? c.size() : 0));
   if (c.size() >= 2) CHECK(printKernel(*k) == printKernel(*constructSchedule(matmulOp(), c[1])));
-  opts.measure = [](const KernelPtr &) { return 1.0; };
+  opts.measure = [](const KernelPtr &) { return costmodel::Latency{1.0, 5, 0}; };
   CHECK(printKernel(*constructContraction(matmulOp(), opts, kAvx512)) == printKernel(*constructSchedule(matmulOp(), c[0])));
+}
+
+TEST_CASE("construct schedule: --rank=model builds the blocking the model scores highest, and records what it times") {
+  construct::ConstructOptions opts;
+  opts.hw = cpu(48 << 10, 1 << 20);
+  opts.shapes = {{"M", 300}, {"K", 200}, {"N", 500}};
+  // A model that wants register tiles two vectors wide, then the smallest
+  // task tiles: no rule or Gensor state has them, random draws do.
+  std::vector<ContractionTiles> seen;
+  opts.rankByModel = [&](const std::vector<costmodel::DecisionSequence> &seqs) {
+    std::vector<double> score;
+    for (const auto &seq : seqs) {
+      auto t = contractionTilesOf(seq);
+      REQUIRE(t);
+      seen.push_back(*t);
+      score.push_back((t->nr == 32 ? 1e6 : 0) - double(t->mc * t->nc));
+    }
+    return score;
+  };
+  opts.modelCandidates = 40;
+  std::ostringstream trace;
+  opts.gensor.trace = &trace;
+  KernelPtr k = constructContraction(matmulOp(), opts, kAvx512);
+  REQUIRE(seen.size() == 40);
+  CHECK(seen.front() == chooseContractionTiles(opts.hw, kAvx512, 4)); // the rule is a candidate
+  const ContractionTiles *want = nullptr;
+  for (const ContractionTiles &t : seen) {
+    CHECK(contractionTilesLegal(t, kAvx512, 4));
+    if (t.nr == 32 && (!want || t.mc * t.nc < want->mc * want->nc)) want = &t;
+  }
+  REQUIRE(want); // 14 of the 59 register tiles a draw picks from are two vectors wide
+  CHECK(printKernel(*k) == printKernel(*constructSchedule(matmulOp(), *want)));
+  CHECK_MESSAGE(trace.str().find("// cost model: 40 blockings of matmul scored, best first:") != std::string::npos,
+                trace.str());
+  // --measure-top=2 with --records-out: the model's two best are timed
+  // (the second faster here) and both recorded with their decisions.
+  std::vector<std::string> recorded;
+  opts.measure = [n = 0](const KernelPtr &) mutable { return costmodel::Latency{++n == 2 ? 0.5 : 1.0, 5, 0}; };
+  opts.measureTopK = 2;
+  opts.recordMeasured = [&](const Op &op, const costmodel::DecisionSequence &seq, const std::string &origin,
+                            const costmodel::Latency &lat) {
+    recorded.push_back(op.name + " " + origin + " " + std::to_string(lat.median));
+    CHECK(contractionTilesOf(seq));
+  };
+  seen.clear();
+  KernelPtr timed = constructContraction(matmulOp(), opts, kAvx512);
+  CHECK(recorded == std::vector<std::string>{"matmul random 1.000000", "matmul random 0.500000"});
+  CHECK(printKernel(*timed) != printKernel(*k));
 }
 
 TEST_CASE("construct schedule: applies to matmul, not to other statements") {

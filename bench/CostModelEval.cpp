@@ -1,0 +1,201 @@
+// tk_costmodel_eval: how well the learned cost model ranks candidates it
+// was not trained on, against the roofline estimate, the capacity rule and
+// random order (docs/costmodel.md, "Evaluation"; TLP's top-k metric).
+//   tk_costmodel_eval RECORDS... [--epochs=N] [--seed=S] [--width=W]
+//                     [--holdout-ops=a,b] [--holdout=F] [--lr=X] [--batch-tasks=N] [--out-model=FILE]
+// Held out: every task of the --holdout-ops ops (default matmul_tn and
+// bmm_shared: ops never trained on) and a fraction F (default 0.2) of the
+// other tasks (shapes never trained on). Records are tk_dataset's (their
+// ops are rebuilt from DatasetTasks.h for the roofline); the roofline is
+// evaluated with this host's description, so evaluate records of this
+// machine.
+#include "bench/DatasetTasks.h"
+
+#include "frontend/Frontend.h"
+#include "frontend/driver/HostHardware.h"
+#include "frontend/driver/TrainCostModel.h"
+#include "scheduler/costmodel/Training.h"
+#include "scheduler/cpu/ContractionSpace.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+using namespace tk;
+using namespace tk::costmodel;
+
+namespace {
+
+struct Options {
+  std::vector<std::string> inputs;
+  TrainingOptions train;
+  std::set<std::string> holdoutOps{"matmul_tn", "bmm_shared"};
+  double holdout = 0.2;
+  std::string outModel;
+};
+
+std::optional<Options> parseArgs(int argc, char **argv) {
+  Options o;
+  o.train.epochs = 30;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](const char *flag) -> std::optional<std::string> {
+      size_t n = std::strlen(flag);
+      if (a.compare(0, n, flag) != 0) return std::nullopt;
+      return a.substr(n);
+    };
+    if (auto v = value("--epochs=")) o.train.epochs = std::max(1, std::atoi(v->c_str()));
+    else if (auto v = value("--seed=")) o.train.seed = std::strtoull(v->c_str(), nullptr, 10);
+    else if (auto v = value("--width=")) o.train.width = std::max(8, std::atoi(v->c_str()));
+    else if (auto v = value("--holdout=")) o.holdout = std::atof(v->c_str());
+    else if (auto v = value("--lr=")) o.train.learningRate = std::stof(*v);
+    else if (auto v = value("--batch-tasks=")) o.train.tasksPerBatch = std::max(1, std::atoi(v->c_str()));
+    else if (auto v = value("--out-model=")) o.outModel = *v;
+    else if (auto v = value("--holdout-ops=")) {
+      o.holdoutOps.clear();
+      std::stringstream ss(*v);
+      for (std::string op; std::getline(ss, op, ',');)
+        if (!op.empty()) o.holdoutOps.insert(op);
+    } else if (a.size() > 1 && a[0] == '-') return std::nullopt;
+    else o.inputs.push_back(a);
+  }
+  if (o.inputs.empty()) return std::nullopt;
+  return o;
+}
+
+// The roofline's score (minus its estimate) of every row of `set`, built
+// from the records' ops and decisions; nullopt when a task's op is not one
+// of tk_dataset's.
+std::optional<std::vector<double>> rooflineScores(const TrainingSet &set, const std::vector<Record> &records) {
+  construct::HardwareDesc hw = driver::detectHostHardware();
+  std::vector<double> out(set.rows());
+  std::map<std::string, std::vector<const Record *>> byTask;
+  for (const Record &r : records) byTask[r.task()].push_back(&r);
+  for (const TrainingSet::Task &t : set.tasks) {
+    const std::vector<const Record *> &rs = byTask.at(t.key);
+    bench::DatasetTask task{rs.front()->op, rs.front()->shape, ""};
+    SourceManager sm;
+    DiagEngine diags(sm);
+    std::ostringstream sink;
+    diags.setStream(&sink);
+    FrontendOptions fo;
+    std::string src;
+    try {
+      src = bench::datasetOpSource(task);
+    } catch (const std::out_of_range &) {
+      return std::nullopt;
+    }
+    auto m = buildModule("eval.tk", fo, sm, diags, nullptr, &src);
+    if (!m || m->ops.size() != 1) return std::nullopt;
+    construct::Space space(construct::buildLoopNest(*m->ops[0], task.shape), hw);
+    for (size_t r = t.begin; r < t.end; ++r) {
+      auto tiles = contractionTilesOf(rs[r - t.begin]->decisions);
+      out[r] = tiles ? -contractionEstimate(space, *tiles).seconds : -1e30;
+    }
+  }
+  return out;
+}
+
+struct Row {
+  std::string name;
+  std::vector<RankedTask> tasks;
+};
+
+void printTable(const std::vector<Row> &rows) {
+  fmt::print("| ranking | top-1 | top-5 | measurements to 95% of best |\n|---|---|---|---|\n");
+  for (const Row &r : rows)
+    fmt::print("| {} | {:.3f} | {:.3f} | {:.2f} |\n", r.name, topKScore(r.tasks, 1), topKScore(r.tasks, 5),
+               measurementsToReach(r.tasks, 0.95));
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  auto opts = parseArgs(argc, argv);
+  if (!opts) {
+    fmt::print(stderr, "usage: tk_costmodel_eval RECORDS... [--epochs=N] [--seed=S] [--width=W] [--holdout-ops=a,b] "
+                       "[--holdout=F] [--lr=X] [--batch-tasks=N] [--out-model=FILE]\n");
+    return 2;
+  }
+  SourceManager sm;
+  DiagEngine diags(sm);
+  std::vector<Record> records;
+  for (const std::string &path : opts->inputs) {
+    std::string text, error;
+    if (!driver::readRecordsFile(path, text, &error)) {
+      fmt::print(stderr, "{}\n", error);
+      return 1;
+    }
+    auto rs = parseRecords(sm.addFile(path, std::move(text)), sm, diags);
+    if (!rs) return 1;
+    records.insert(records.end(), rs->begin(), rs->end());
+  }
+  FeatureLayout layout;
+  std::vector<std::string> heads = hardwareIds(records);
+  auto held = [&](const Record &r) { return opts->holdoutOps.count(r.op) || heldOut(r.task(), opts->holdout); };
+  TrainingSet train = buildTrainingSet(records, layout, heads, [&](const Record &r) { return !held(r); });
+  TrainingSet test = buildTrainingSet(records, layout, heads, held);
+  fmt::print("records: {} candidates, {} tasks for training, {} held-out tasks ({} candidates); machines: {}\n",
+             records.size(), train.tasks.size(), test.tasks.size(), test.rows(), fmt::join(heads, ", "));
+  if (train.tasks.empty() || test.tasks.empty()) {
+    fmt::print(stderr, "tk_costmodel_eval: need tasks both to train on and to hold out\n");
+    return 1;
+  }
+  auto progress = [](const EpochReport &r) {
+    fmt::print(stderr, "  epoch {}: loss {:.4f} ({:.0f} s)\n", r.epoch, r.loss, r.seconds);
+  };
+  // No validation inside: the held-out tasks must not choose the epoch.
+  fmt::print(stderr, "training (LambdaRank)...\n");
+  TlpNetwork rank = trainCostModel(train, nullptr, opts->train, progress);
+  TrainingOptions mseOpts = opts->train;
+  mseOpts.loss = Loss::Mse;
+  fmt::print(stderr, "training (MSE ablation)...\n");
+  TlpNetwork mse = trainCostModel(train, nullptr, mseOpts, progress);
+  if (!opts->outModel.empty()) std::ofstream(opts->outModel) << rank.serialize();
+
+  std::vector<Row> rows;
+  // How well the model fits what it was trained on: a ceiling for the rest.
+  std::vector<RankedTask> fit = rankedTasks(train, scoreRows(rank, train));
+  fmt::print("training tasks (fit): top-1 {:.3f}, top-5 {:.3f}\n", topKScore(fit, 1), topKScore(fit, 5));
+  rows.push_back({"learned model (LambdaRank)", rankedTasks(test, scoreRows(rank, test))});
+  rows.push_back({"learned model (MSE)", rankedTasks(test, scoreRows(mse, test))});
+  if (auto roof = rooflineScores(test, records)) rows.push_back({"roofline estimate", rankedTasks(test, *roof)});
+  else fmt::print("(roofline left out: some held-out ops are not tk_dataset's)\n");
+  // The capacity rule: its own candidate first, the rest in record order.
+  std::vector<double> rule(test.rows(), 0.0);
+  {
+    std::map<std::string, std::vector<const Record *>> byTask;
+    for (const Record &r : records) byTask[r.task()].push_back(&r);
+    for (const TrainingSet::Task &t : test.tasks)
+      for (size_t r = t.begin; r < t.end; ++r) rule[r] = byTask.at(t.key)[r - t.begin]->candidate == "rule" ? 1.0 : 0.0;
+  }
+  rows.push_back({"capacity rule (tkc's default)", rankedTasks(test, rule)});
+  // Random order: the mean of 20 draws, shown as one row per metric.
+  std::vector<RankedTask> base = rankedTasks(test, std::vector<double>(test.rows(), 0.0));
+  double r1 = 0, r5 = 0, rm = 0;
+  for (uint64_t s = 1; s <= 20; ++s) {
+    auto t = randomScores(base, s);
+    r1 += topKScore(t, 1) / 20, r5 += topKScore(t, 5) / 20, rm += measurementsToReach(t, 0.95) / 20;
+  }
+  printTable(rows);
+  fmt::print("| random order (mean of 20) | {:.3f} | {:.3f} | {:.2f} |\n", r1, r5, rm);
+  // Inference: one batch of 64 held-out candidates, as --rank=model scores
+  // them; the median of 200 calls.
+  size_t n = std::min<size_t>(64, test.rows());
+  std::vector<double> us;
+  for (int rep = 0; rep < 200; ++rep) {
+    auto t0 = std::chrono::steady_clock::now();
+    std::vector<float> s = rank.predict({static_cast<int>(n), test.x.data(), test.lengths.data()}, 0);
+    us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    if (s.empty()) return 4;
+  }
+  std::sort(us.begin(), us.end());
+  fmt::print("\ninference: {:.0f} us per batch of {} candidates (median of 200; {} parameters, width {})\n",
+             us[us.size() / 2], n, rank.parameterCount(), opts->train.width);
+  return 0;
+}
