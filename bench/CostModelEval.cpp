@@ -3,6 +3,7 @@
 // random order (docs/costmodel.md, "Evaluation"; TLP's top-k metric).
 //   tk_costmodel_eval RECORDS... [--epochs=N] [--seed=S] [--width=W]
 //                     [--holdout-ops=a,b] [--holdout=F] [--lr=X] [--batch-tasks=N] [--out-model=FILE]
+//                     [--dump=FILE]
 // Held out: every task of the --holdout-ops ops (default matmul_tn and
 // bmm_shared: ops never trained on) and a fraction F (default 0.2) of the
 // other tasks (shapes never trained on). Records are tk_dataset's (their
@@ -37,11 +38,11 @@ struct Options {
   std::set<std::string> holdoutOps{"matmul_tn", "bmm_shared"};
   double holdout = 0.2;
   std::string outModel;
+  std::string dump; // per held-out candidate: task, latency, model score, blocking
 };
 
 std::optional<Options> parseArgs(int argc, char **argv) {
   Options o;
-  o.train.epochs = 30;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&](const char *flag) -> std::optional<std::string> {
@@ -56,6 +57,7 @@ std::optional<Options> parseArgs(int argc, char **argv) {
     else if (auto v = value("--lr=")) o.train.learningRate = std::stof(*v);
     else if (auto v = value("--batch-tasks=")) o.train.tasksPerBatch = std::max(1, std::atoi(v->c_str()));
     else if (auto v = value("--out-model=")) o.outModel = *v;
+    else if (auto v = value("--dump=")) o.dump = *v;
     else if (auto v = value("--holdout-ops=")) {
       o.holdoutOps.clear();
       std::stringstream ss(*v);
@@ -119,7 +121,7 @@ int main(int argc, char **argv) {
   auto opts = parseArgs(argc, argv);
   if (!opts) {
     fmt::print(stderr, "usage: tk_costmodel_eval RECORDS... [--epochs=N] [--seed=S] [--width=W] [--holdout-ops=a,b] "
-                       "[--holdout=F] [--lr=X] [--batch-tasks=N] [--out-model=FILE]\n");
+                       "[--holdout=F] [--lr=X] [--batch-tasks=N] [--out-model=FILE] [--dump=FILE]\n");
     return 2;
   }
   SourceManager sm;
@@ -167,13 +169,11 @@ int main(int argc, char **argv) {
   if (auto roof = rooflineScores(test, records)) rows.push_back({"roofline estimate", rankedTasks(test, *roof)});
   else fmt::print("(roofline left out: some held-out ops are not tk_dataset's)\n");
   // The capacity rule: its own candidate first, the rest in record order.
+  std::map<std::string, std::vector<const Record *>> byTask;
+  for (const Record &r : records) byTask[r.task()].push_back(&r);
   std::vector<double> rule(test.rows(), 0.0);
-  {
-    std::map<std::string, std::vector<const Record *>> byTask;
-    for (const Record &r : records) byTask[r.task()].push_back(&r);
-    for (const TrainingSet::Task &t : test.tasks)
-      for (size_t r = t.begin; r < t.end; ++r) rule[r] = byTask.at(t.key)[r - t.begin]->candidate == "rule" ? 1.0 : 0.0;
-  }
+  for (const TrainingSet::Task &t : test.tasks)
+    for (size_t r = t.begin; r < t.end; ++r) rule[r] = byTask.at(t.key)[r - t.begin]->candidate == "rule" ? 1.0 : 0.0;
   rows.push_back({"capacity rule (tkc's default)", rankedTasks(test, rule)});
   // Random order: the mean of 20 draws, shown as one row per metric.
   std::vector<RankedTask> base = rankedTasks(test, std::vector<double>(test.rows(), 0.0));
@@ -184,6 +184,26 @@ int main(int argc, char **argv) {
   }
   printTable(rows);
   fmt::print("| random order (mean of 20) | {:.3f} | {:.3f} | {:.2f} |\n", r1, r5, rm);
+  if (!opts->dump.empty()) {
+    std::ofstream d(opts->dump);
+    for (size_t t = 0; t < test.tasks.size(); ++t)
+      for (size_t r = test.tasks[t].begin; r < test.tasks[t].end; ++r) {
+        const Record &rec = *byTask.at(test.tasks[t].key)[r - test.tasks[t].begin];
+        auto tiles = contractionTilesOf(rec.decisions);
+        d << fmt::format("{}\t{}\t{:.6g}\t{:.5f}\t{}\n", test.tasks[t].key, rec.candidate, test.latency[r],
+                         rows[0].tasks[t].score[r - test.tasks[t].begin], tiles ? printContractionTiles(*tiles) : "");
+      }
+  }
+  // Top-1 by op: where the model and the rule win and lose.
+  std::set<std::string> ops;
+  for (const TrainingSet::Task &t : test.tasks) ops.insert(t.op);
+  fmt::print("\n| held-out op | tasks | model top-1 | rule top-1 |\n|---|---|---|---|\n");
+  for (const std::string &op : ops) {
+    std::vector<RankedTask> model, byRule;
+    for (size_t t = 0; t < test.tasks.size(); ++t)
+      if (test.tasks[t].op == op) model.push_back(rows[0].tasks[t]), byRule.push_back(rows.back().tasks[t]);
+    fmt::print("| {} | {} | {:.3f} | {:.3f} |\n", op, model.size(), topKScore(model, 1), topKScore(byRule, 1));
+  }
   // Inference: one batch of 64 held-out candidates, as --rank=model scores
   // them; the median of 200 calls.
   size_t n = std::min<size_t>(64, test.rows());

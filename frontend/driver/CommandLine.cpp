@@ -283,8 +283,8 @@ std::string helpText() {
          tune the loop order of each constant-shape export (docs/looptune.md);
          S: policy (default, the learned Q-network), greedy1, greedy2,
          beam2dfs, beam4dfs, beam2bfs, beam4bfs, random
-       tkc train-cost-model -o MODEL.tkcm [--epochs=N] [--seed=N] [--width=N]
-         [--loss=lambdarank|mse] [--validation=F] RECORDS.jsonl...
+       tkc train-cost-model -o MODEL.tkcm [--epochs=N] [--seed=N] [--width=N] [--heads=N]
+         [--lr=X] [--loss=lambdarank|mse] [--validation=F] [--seq=N] RECORDS.jsonl...
          train the learned cost model on records (docs/costmodel.md)
 
 Compiles one .tk file (and the files it imports) for a CPU or CUDA target.

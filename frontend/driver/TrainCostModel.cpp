@@ -77,7 +77,11 @@ std::string parseArgs(const std::vector<std::string> &args, Args &a) {
     else if (s.rfind("--width=", 0) == 0 && number(value("--width="), 8, 1024, n)) a.train.width = int(n);
     else if (s.rfind("--heads=", 0) == 0 && number(value("--heads="), 1, 64, n)) a.train.heads = int(n);
     else if (s.rfind("--seq=", 0) == 0 && number(value("--seq="), 4, 256, n)) a.seqLen = int(n);
-    else if (s == "--loss=lambdarank") a.train.loss = costmodel::Loss::LambdaRank;
+    else if (s.rfind("--lr=", 0) == 0) {
+      char *end = nullptr;
+      a.train.learningRate = std::strtof(value("--lr=").c_str(), &end);
+      if (*end || !(a.train.learningRate > 0 && a.train.learningRate < 1)) return "invalid value for --lr (in (0, 1))";
+    } else if (s == "--loss=lambdarank") a.train.loss = costmodel::Loss::LambdaRank;
     else if (s == "--loss=mse") a.train.loss = costmodel::Loss::Mse;
     else if (s.rfind("--validation=", 0) == 0) {
       char *end = nullptr;

@@ -1,7 +1,7 @@
 // `tkc train-cost-model`: trains the learned cost model on records files
 // (docs/costmodel.md) and writes its weights.
 //   tkc train-cost-model -o MODEL.tkcm [--epochs=N] [--seed=N] [--width=N]
-//       [--heads=N] [--loss=lambdarank|mse] [--validation=F] [--seq=N] RECORDS...
+//       [--heads=N] [--lr=X] [--loss=lambdarank|mse] [--validation=F] [--seq=N] RECORDS...
 // RECORDS are JSON Lines files (docs/records.md), plain or zstd-compressed
 // (`.zst`); every machine in them gets a decoder head.
 #pragma once

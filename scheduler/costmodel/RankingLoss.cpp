@@ -7,6 +7,8 @@
 
 namespace tk::costmodel {
 
+float lambdaRankGain(float label) { return std::exp2(8 * label) - 1; }
+
 float lambdaRankLoss(int n, const float *score, const float *label, const int *group, const int *head, float *grad) {
   std::fill(grad, grad + n, 0.0f);
   // Lists: runs of equal (head, group) after a stable order by that key.
@@ -30,14 +32,14 @@ float lambdaRankLoss(int n, const float *score, const float *label, const int *g
               [&](int a, int b) { return score[a] != score[b] ? score[a] > score[b] : a < b; });
     for (size_t r = 0; r < list.size(); ++r) rank[list[r]] = static_cast<int>(r) + 1;
     ideal.clear();
-    for (int i : list) ideal.push_back(label[i]);
+    for (int i : list) ideal.push_back(lambdaRankGain(label[i]));
     std::sort(ideal.begin(), ideal.end(), std::greater<>());
     float idcg = 0;
     for (size_t r = 0; r < ideal.size(); ++r) idcg += ideal[r] * discount[r + 1];
     for (int i : list)
       for (int j : list) {
         if (!(label[i] > label[j])) continue;
-        float delta = std::fabs((label[i] - label[j]) * (discount[rank[i]] - discount[rank[j]])) / idcg;
+        float delta = std::fabs((lambdaRankGain(label[i]) - lambdaRankGain(label[j])) * (discount[rank[i]] - discount[rank[j]])) / idcg;
         // log(1 + e^-x) and σ(-x) from one e^-|x|, which cannot overflow.
         float x = score[i] - score[j], e = std::exp(-std::fabs(x));
         loss += delta * (std::max(-x, 0.0f) + std::log1p(e));

@@ -1,15 +1,20 @@
 // The cost model's data: records (docs/records.md) printed and parsed back,
 // malformed lines located; an op's nest decisions; the
 // featurizer's exact rows; TLP's metrics on tasks with known answers; the
-// training set's labels and held-out split.
+// training set's labels and held-out split; compressed records files.
+#include "frontend/driver/TrainCostModel.h"
 #include "scheduler/costmodel/Featurize.h"
 #include "scheduler/costmodel/Metrics.h"
 #include "scheduler/costmodel/Records.h"
 #include "scheduler/costmodel/TrainingSet.h"
 
 #include <doctest/doctest.h>
+#include <unistd.h>
+#include <zstd.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 using namespace tk;
@@ -179,4 +184,26 @@ TEST_CASE("costmodel records: labels are the task's best latency over each candi
   CHECK(held < 250);
   CHECK(heldOut("task1", 0.2) == heldOut("task1", 0.2));
   CHECK(!heldOut("task1", 0.0));
+}
+
+TEST_CASE("costmodel records: records files may be zstd-compressed; a truncated stream is an error") {
+  std::string text = printRecord(sampleRecord(0.001, 6)) + "\n" + printRecord(sampleRecord(0.002, 4)) + "\n";
+  std::string packed(ZSTD_compressBound(text.size()), '\0');
+  packed.resize(ZSTD_compress(packed.data(), packed.size(), text.data(), text.size(), 19));
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tk-records-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto write = [&](const std::string &name, const std::string &bytes) {
+    std::ofstream(dir / name, std::ios::binary) << bytes;
+    return (dir / name).string();
+  };
+  std::string got, error;
+  CHECK(driver::readRecordsFile(write("r.jsonl.zst", packed), got, &error));
+  CHECK(got == text);
+  CHECK(driver::readRecordsFile(write("plain.jsonl", text), got, &error));
+  CHECK(got == text);
+  CHECK(!driver::readRecordsFile(write("cut.jsonl.zst", packed.substr(0, packed.size() / 2)), got, &error));
+  CHECK(error.find("are not a complete zstd stream") != std::string::npos);
+  CHECK(!driver::readRecordsFile((dir / "absent.jsonl").string(), got, &error));
+  CHECK(error.find("cannot read records") == 0);
+  std::filesystem::remove_all(dir);
 }
