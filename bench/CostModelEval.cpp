@@ -3,13 +3,16 @@
 // random order (docs/costmodel.md, "Evaluation"; TLP's top-k metric).
 //   tk_costmodel_eval RECORDS... [--epochs=N] [--seed=S] [--width=W]
 //                     [--holdout-ops=a,b] [--holdout=F] [--lr=X] [--batch-tasks=N] [--out-model=FILE]
-//                     [--dump=FILE]
+//                     [--dump=FILE] [--mtl=MACHINE [--mtl-share=F]]
 // Held out: every task of the --holdout-ops ops (default matmul_tn and
 // bmm_shared: ops never trained on) and a fraction F (default 0.2) of the
 // other tasks (shapes never trained on). Records are tk_dataset's (their
 // ops are rebuilt from DatasetTasks.h for the roofline); the roofline is
 // evaluated with this host's description, so evaluate records of this
-// machine.
+// machine. --mtl=MACHINE runs MTL-TLP's experiment instead
+// (CostModelTransfer.h): MACHINE's held-out tasks ranked by models that saw
+// F (default 0.1) of its other tasks.
+#include "bench/CostModelTransfer.h"
 #include "bench/DatasetTasks.h"
 
 #include "frontend/Frontend.h"
@@ -39,6 +42,8 @@ struct Options {
   double holdout = 0.2;
   std::string outModel;
   std::string dump; // per held-out candidate: task, latency, model score, blocking
+  std::string mtl;  // target machine of the multi-task experiment (CostModelTransfer.h)
+  double mtlShare = 0.1;
 };
 
 std::optional<Options> parseArgs(int argc, char **argv) {
@@ -58,6 +63,8 @@ std::optional<Options> parseArgs(int argc, char **argv) {
     else if (auto v = value("--batch-tasks=")) o.train.tasksPerBatch = std::max(1, std::atoi(v->c_str()));
     else if (auto v = value("--out-model=")) o.outModel = *v;
     else if (auto v = value("--dump=")) o.dump = *v;
+    else if (auto v = value("--mtl=")) o.mtl = *v;
+    else if (auto v = value("--mtl-share=")) o.mtlShare = std::atof(v->c_str());
     else if (auto v = value("--holdout-ops=")) {
       o.holdoutOps.clear();
       std::stringstream ss(*v);
@@ -121,7 +128,7 @@ int main(int argc, char **argv) {
   auto opts = parseArgs(argc, argv);
   if (!opts) {
     fmt::print(stderr, "usage: tk_costmodel_eval RECORDS... [--epochs=N] [--seed=S] [--width=W] [--holdout-ops=a,b] "
-                       "[--holdout=F] [--lr=X] [--batch-tasks=N] [--out-model=FILE] [--dump=FILE]\n");
+                       "[--holdout=F] [--lr=X] [--batch-tasks=N] [--out-model=FILE] [--dump=FILE] [--mtl=MACHINE [--mtl-share=F]]\n");
     return 2;
   }
   SourceManager sm;
@@ -137,6 +144,8 @@ int main(int argc, char **argv) {
     if (!rs) return 1;
     records.insert(records.end(), rs->begin(), rs->end());
   }
+  if (!opts->mtl.empty())
+    return bench::evaluateTransfer(records, opts->mtl, opts->holdout, opts->mtlShare, opts->train) ? 0 : 1;
   FeatureLayout layout;
   std::vector<std::string> heads = hardwareIds(records);
   auto held = [&](const Record &r) { return opts->holdoutOps.count(r.op) || heldOut(r.task(), opts->holdout); };
