@@ -279,7 +279,7 @@ std::string tuneSearchNames() {
 
 std::string helpText() {
   return R"(usage: tkc [options] file.tk
-       tkc tune [-o FILE.tkr] [--search=S] [--budget=SEC] [--policy=FILE] file.tk
+       tkc tune [-o FILE.tkr] [--search=S] [--budget=SEC] [--policy=FILE] [--records-out=FILE] file.tk
          tune the loop order of each constant-shape export (docs/looptune.md);
          S: policy (default, the learned Q-network), greedy1, greedy2,
          beam2dfs, beam4dfs, beam2bfs, beam4bfs, random

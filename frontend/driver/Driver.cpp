@@ -207,10 +207,15 @@ Compiled emitFromModule(const DriverOptions &o, const Input &in, const ir::Modul
   if (o.tune) {
     if (target.desc.family != ir::TargetFamily::Cpu)
       throw UsageError{"tkc tune measures on this CPU; --target must be a CPU target"};
-    looptune::TuneOptions to{o.tuneSearch, o.tuneBudget,
-                             o.tunePolicy.empty() ? (fs::path(stdlib) / "looptune" / "policy.qnet").string()
-                                                  : o.tunePolicy};
+    looptune::TuneOptions to;
+    to.search = o.tuneSearch;
+    to.budgetSec = o.tuneBudget;
+    to.policyPath =
+        o.tunePolicy.empty() ? (fs::path(stdlib) / "looptune" / "policy.qnet").string() : o.tunePolicy;
     if (o.tuneSearch == "policy") deps.push_back(to.policyPath);
+    std::string usage;
+    if (!o.recordsOut.empty() && !(to.record = tuneRecorder(o.recordsOut, o.tuneSearch, &usage)))
+      throw UsageError{usage};
     std::ostream *log = diags.format() == DiagEngine::Format::Json ? nullptr : &std::cerr; // stderr holds only JSON
     return oneFile(looptune::tuneModule(*m, cpuTarget(target), to, sm, diags, log), ".tkr");
   }

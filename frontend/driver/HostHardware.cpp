@@ -43,7 +43,7 @@ HardwareDesc detectHostHardware() {
   // Two FMA pipes at ~3 GHz: 2 * 2 flops * lanes * 3 GHz.
   h.gflopsF32 = 2 * 2 * (h.vectorBits / 32) * 3.0;
   constexpr double kDramPerCore = 10; // GB/s; a conservative share of DRAM bandwidth
-  h.levels.push_back({"dram", 16LL << 30, kDramPerCore * h.units, 90, 64, 0, 0, true});
+  h.levels.push_back({"dram", 16LL << 30, kDramPerCore * h.units, 90, 64, 0, 0, true, {}});
   // Data and unified caches, largest (slowest) first.
   std::vector<MemLevel> caches;
   for (int i = 0; i < 8; ++i) {
@@ -60,12 +60,13 @@ HardwareDesc detectHostHardware() {
     // Per-level estimates: bandwidth in bytes/cycle at 3 GHz, latency in ns.
     double bw = lvl == "1" ? 192 : lvl == "2" ? 96 : 32 * h.units;
     double lat = lvl == "1" ? 1.3 : lvl == "2" ? 4.5 : 15;
-    caches.insert(caches.begin(), {"l" + lvl, size, bw, lat, line > 0 ? line : 64, 0, 0, shared});
+    caches.insert(caches.begin(), {"l" + lvl, size, bw, lat, line > 0 ? line : 64, 0, 0, shared, {}});
   }
-  if (caches.empty()) caches = {{"l2", 1 << 20, 96, 4.5, 64, 0, 0, false}, {"l1", 32 << 10, 192, 1.3, 64, 0, 0, false}};
+  if (caches.empty())
+    caches = {{"l2", 1 << 20, 96, 4.5, 64, 0, 0, false, {}}, {"l1", 32 << 10, 192, 1.3, 64, 0, 0, false, {}}};
   for (const MemLevel &c : caches) h.levels.push_back(c);
   int64_t regs = 32LL * (h.vectorBits / 8) / (h.vectorBits == 512 ? 1 : 2);
-  h.levels.push_back({"registers", regs, 384, 0.3, h.vectorBits / 8, 0, 0, false});
+  h.levels.push_back({"registers", regs, 384, 0.3, h.vectorBits / 8, 0, 0, false, {}});
   return h;
 }
 

@@ -4,6 +4,7 @@
 #include "frontend/driver/HostHardware.h"
 #include "frontend/driver/MeasureCandidates.h"
 #include "scheduler/costmodel/CostModel.h"
+#include "scheduler/looptune/TuneDecisions.h"
 #include "scheduler/looptune/TuningRecords.h"
 
 #include <fmt/format.h>
@@ -19,6 +20,19 @@ std::string hardwareIdOf(const construct::HardwareDesc &hw) {
 }
 
 namespace {
+
+// Appends one record line to `path` (opened per record: a build writes few).
+void appendRecord(const std::string &path, const costmodel::Record &r) {
+  std::ofstream out(path, std::ios::app);
+  out << costmodel::printRecord(r) << "\n";
+  if (!out) throw InternalError("cannot append to records file '" + path + "'");
+}
+
+bool canAppend(const std::string &path, std::string *usage) {
+  if (std::ofstream(path, std::ios::app)) return true;
+  *usage = "cannot open records file '" + path + "' for appending";
+  return false;
+}
 
 // --rank=model: the model's scores on the head of `head`.
 bool setModel(const DriverOptions &o, const std::string &stdlib, const std::string &head, construct::ConstructOptions &c,
@@ -73,10 +87,7 @@ bool setRanking(const DriverOptions &o, const CpuTarget *cpu, const std::string 
   if (o.measureTop > 0) c.measureTopK = static_cast<size_t>(o.measureTop);
   if (!o.recordsOut.empty()) {
     std::string path = o.recordsOut;
-    if (!std::ofstream(path, std::ios::app)) {
-      *usage = "cannot open records file '" + path + "' for appending";
-      return false;
-    }
+    if (!canAppend(path, usage)) return false;
     std::map<std::string, int64_t> shapes = c.shapes;
     c.recordMeasured = [path, hwId, shapes](const ir::Op &op, const costmodel::DecisionSequence &seq,
                                             const std::string &origin, const costmodel::Latency &lat) {
@@ -90,12 +101,29 @@ bool setRanking(const DriverOptions &o, const CpuTarget *cpu, const std::string 
       r.decisions = seq;
       r.latency = lat;
       r.tkc = TK_VERSION;
-      std::ofstream out(path, std::ios::app);
-      out << costmodel::printRecord(r) << "\n";
-      if (!out) throw InternalError("cannot append to records file '" + path + "'");
+      appendRecord(path, r);
     };
   }
   return true;
+}
+
+std::function<void(const looptune::TuneNest &, const costmodel::Latency &)>
+tuneRecorder(const std::string &path, const std::string &search, std::string *usage) {
+  if (!canAppend(path, usage)) return {};
+  std::string hwId = hostHardwareId();
+  int units = detectHostHardware().units;
+  return [path, search, hwId, units](const looptune::TuneNest &n, const costmodel::Latency &lat) {
+    if (!std::isfinite(lat.median)) return;
+    costmodel::Record r;
+    r.hardware = hwId;
+    r.op = n.op->name;
+    r.ir = looptune::opFingerprint(*n.op);
+    r.candidate = "looptune-" + search;
+    r.decisions = looptune::tuneDecisions(n, units);
+    r.latency = lat;
+    r.tkc = TK_VERSION;
+    appendRecord(path, r);
+  };
 }
 
 } // namespace tk::driver

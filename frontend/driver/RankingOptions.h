@@ -8,6 +8,9 @@
 #include "frontend/driver/CommandLine.h"
 #include "ir/Diagnostics.h"
 #include "scheduler/construct/FillHoles.h"
+#include "scheduler/looptune/TuneNest.h"
+
+#include <functional>
 
 #include <string>
 #include <vector>
@@ -27,5 +30,13 @@ std::string hardwareIdOf(const construct::HardwareDesc &hw);
 // the machine) or setting *usage.
 bool setRanking(const DriverOptions &o, const CpuTarget *cpu, const std::string &stdlib, construct::ConstructOptions &c,
                 SourceManager &sm, DiagEngine &diags, std::vector<std::string> *deps, std::string *usage);
+
+// `tkc tune --records-out=FILE`: a function appending each nest tkc tune
+// times to FILE as a record (candidate "looptune-SEARCH", the decisions of
+// looptune::tuneDecisions, the host's hardware id, no shape: tuned ops have
+// constant extents). Empty, with *usage set, when FILE cannot be opened
+// for appending.
+std::function<void(const looptune::TuneNest &, const costmodel::Latency &)>
+tuneRecorder(const std::string &path, const std::string &search, std::string *usage);
 
 } // namespace tk::driver

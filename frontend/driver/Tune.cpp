@@ -2,6 +2,7 @@
 
 #include "frontend/ResolveImports.h"
 #include "frontend/driver/JitMeasure.h"
+#include "frontend/driver/MeasureCandidates.h"
 #include "scheduler/looptune/LowerTunedNest.h"
 #include "scheduler/looptune/Policy.h"
 #include "scheduler/looptune/StateVector.h"
@@ -83,7 +84,15 @@ std::optional<std::string> tuneModule(const ir::Module &m, const CpuTarget &targ
       diags.note(ex.loc, "'" + ex.symbol + "' is not tuned: " + why);
       continue;
     }
-    Evaluator eval(jitGflops(target));
+    std::function<double(const TuneNest &)> gflops = jitGflops(target);
+    if (opts.record)
+      gflops = [&](const TuneNest &t) {
+        JitKernel k(lowerTunedNest(t, "tk_looptune_kernel"), target);
+        costmodel::Latency lat = driver::measureInterleaved({&k}, 3, 0.002).front();
+        opts.record(t, lat);
+        return nestFlops(t) / lat.median / 1e9;
+      };
+    Evaluator eval(gflops);
     SearchResult r = runSearch(opts.search, *n, eval, lim, q ? &*q : nullptr);
     records.push_back({ex.symbol, opFingerprint(*ex.op), opts.search, r.gflops, r.startGflops, r.actions, {}});
     if (log)

@@ -5,6 +5,7 @@
 #include "backends/x86/X86Backend.h"
 #include "ir/Diagnostics.h"
 #include "ir/Module.h"
+#include "scheduler/costmodel/Records.h"
 #include "scheduler/looptune/QNetwork.h"
 #include "scheduler/looptune/Search.h"
 
@@ -36,6 +37,10 @@ struct TuneOptions {
   std::string search = "policy";
   double budgetSec = 1.0;
   std::string policyPath; // required for search == "policy"
+  // --records-out: called with every nest timed and its latency; the nests
+  // are then timed as records are (the median of 3 interleaved samples of
+  // at least 2 ms) instead of by the best of a few calls.
+  std::function<void(const TuneNest &, const costmodel::Latency &)> record;
 };
 
 // Tunes every export of `m` that has no kernel and whose op is tunable

@@ -20,6 +20,7 @@ constexpr std::array<KindInfo, kPrimitiveKinds> kKinds{{
     {"task_tile", 4, 0},
     {"direct_depth", 3, 0},
     {"stream", 3, 0},
+    {"nest_loop", 4, 1},
 }};
 
 } // namespace

@@ -8,6 +8,9 @@
 //   register_tile, pack_depth, task_tile, direct_depth, stream
 //                                 the blocking of a constructed contraction
 //                                 (scheduler/cpu/ContractionSpace.h)
+//   nest_loop(dim, step, iterations, tail) [var]
+//                                 one loop of a LoopTune nest, outermost
+//                                 first (scheduler/looptune/TuneDecisions.h)
 // Like the split steps TLP reads, which carry the extent they split, a
 // blocking decision carries what it makes of the extents — tile counts,
 // tasks and idle units, which version runs — so the network sees a tile and
@@ -26,9 +29,9 @@
 namespace tk::costmodel {
 
 enum class PrimitiveKind {
-  Op, Loop, Threads, RegisterTile, PackDepth, TaskTile, DirectDepth, Stream,
+  Op, Loop, Threads, RegisterTile, PackDepth, TaskTile, DirectDepth, Stream, NestLoop,
 };
-inline constexpr int kPrimitiveKinds = 8;
+inline constexpr int kPrimitiveKinds = 9;
 // The most numbers a primitive of any kind carries.
 inline constexpr int kMaxPrimitiveNumbers = 4;
 

@@ -211,6 +211,15 @@ cost_model)
   [ -e m2.tkcm ] && fail "a model was written from malformed records"
   expect_rc 2 "$TKC" train-cost-model r.jsonl
   grep -q 'needs -o MODEL.tkcm' err.txt || fail "train-cost-model without -o"
+  # tkc tune records every nest it times, in the same format.
+  printf 'op mmc(A: f32[48, 32], B: f32[32, 64]) -> C: f32[48, 64] {\n  C[i, j] = sum(k) A[i, k] * B[k, j];\n}\n' > mmc.tk
+  expect_rc 0 "$TKC" tune mmc.tk --search=greedy1 --budget=0.3 --records-out=t.jsonl -o mmc.tkr
+  [ "$(wc -l < t.jsonl)" -ge 2 ] || fail "tkc tune --records-out wrote $(wc -l < t.jsonl) records"
+  grep -q '"candidate":"looptune-greedy1"' t.jsonl || fail "tune records' candidate"
+  grep -q '{"k":"nest_loop","n":\[0.0,1.0,48.0,0.0\],"s":\["i"\]}' t.jsonl || fail "the initial nest's loop over i"
+  expect_rc 0 "$TKC" train-cost-model -o t.tkcm --epochs=2 --validation=0 t.jsonl
+  expect_rc 2 "$TKC" tune mmc.tk --records-out=/nonexistent-dir/t.jsonl
+  grep -q "cannot open records file" err.txt || fail "unwritable tune records"
   ;;
 special_outputs)
   # -o naming a device, FIFO or directory: written in place (never renamed

@@ -126,24 +126,24 @@ TEST_CASE("costmodel records: an op's nest decisions") {
 TEST_CASE("costmodel records: the featurizer's rows") {
   FeatureLayout layout;
   layout.seqLen = 3;
-  CHECK(layout.embed() == 16);
-  CHECK(layout.signature() == "tk-features-1 seq=3 kinds=8 numbers=4 names=4");
+  REQUIRE(layout.embed() == 17); // the buffers below are sized for it
+  CHECK(layout.signature() == "tk-features-1 seq=3 kinds=9 numbers=4 names=4");
   DecisionSequence seq{{PrimitiveKind::Loop, {255, 1, 0}, {"k"}}, {PrimitiveKind::RegisterTile, {7, 64, 3, 0}, {}},
                        {PrimitiveKind::Threads, {2}, {}}, {PrimitiveKind::Op, {4}, {"mm"}}};
-  std::vector<float> x(3 * 16, -1.0f);
+  std::vector<float> x(3 * 17, -1.0f);
   CHECK(featurize(seq, layout, x.data()) == 3); // cropped to seqLen
   // loop: one-hot column 1, log2(1 + 255) / 8 = 1, log2(2) / 8, log2(1) / 8,
   // an absent fourth number, then the low 4 bits of FNV-1a("k") =
   // 0xee0c38ea, lowest first.
-  std::vector<float> row0(x.begin(), x.begin() + 16);
-  std::vector<float> want0{0, 1, 0, 0, 0, 0, 0, 0, 1.0f, 0.125f, 0, 0, 0, 1, 0, 1};
+  std::vector<float> row0(x.begin(), x.begin() + 17);
+  std::vector<float> want0{0, 1, 0, 0, 0, 0, 0, 0, 0, 1.0f, 0.125f, 0, 0, 0, 1, 0, 1};
   CHECK(row0 == want0);
-  CHECK(x[16 + 3] == 1.0f);                   // register_tile's one-hot
-  CHECK(x[16 + 8] == doctest::Approx(0.375)); // log2(8) / 8
-  CHECK(x[16 + 9] == doctest::Approx(std::log2(65.0) / 8));
-  CHECK(x[16 + 10] == doctest::Approx(0.25));
-  CHECK(x[32 + 2] == 1.0f);
-  std::vector<float> empty(3 * 16, 5.0f);
+  CHECK(x[17 + 3] == 1.0f);                   // register_tile's one-hot
+  CHECK(x[17 + 9] == doctest::Approx(0.375)); // log2(8) / 8
+  CHECK(x[17 + 10] == doctest::Approx(std::log2(65.0) / 8));
+  CHECK(x[17 + 11] == doctest::Approx(0.25));
+  CHECK(x[34 + 2] == 1.0f);
+  std::vector<float> empty(3 * 17, 5.0f);
   CHECK(featurize({}, layout, empty.data()) == 1); // one zero row to sum
   CHECK(std::all_of(empty.begin(), empty.end(), [](float v) { return v == 0; }));
 }
