@@ -10,10 +10,7 @@
 #include "scheduler/Refusal.h"
 #include "scheduler/construct/Gensor.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
-#include <ostream>
 
 namespace tk {
 using namespace ir;
@@ -155,31 +152,7 @@ KernelPtr constructContraction(const OpPtr &op, const construct::ConstructOption
   std::vector<std::string> origin(cands.size(), "gensor");
   origin[0] = "rule";
   construct::Space space(construct::buildLoopNest(*op, opts.shapes), opts.hw);
-  if (ranked) {
-    // The model also sees random legal blockings: it can prefer what
-    // neither the rule nor the roofline would.
-    construct::Rng rng(opts.gensor.seed);
-    for (size_t tries = 0; cands.size() < limit && tries < 16 * limit; ++tries) {
-      ContractionTiles t = randomContractionTiles(opts.hw, target, space.nest().elemBytes, rng);
-      if (std::find(cands.begin(), cands.end(), t) == cands.end()) cands.push_back(t), origin.push_back("random");
-    }
-    std::vector<costmodel::DecisionSequence> seqs;
-    for (const ContractionTiles &t : cands) seqs.push_back(contractionDecisions(space, t));
-    std::vector<double> score = opts.rankByModel(seqs);
-    std::vector<size_t> order(cands.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return score[a] > score[b]; });
-    if (std::ostream *tr = opts.gensor.trace) {
-      *tr << "// cost model: " << cands.size() << " blockings of " << op->name << " scored, best first:\n";
-      for (size_t i = 0; i < std::min<size_t>(order.size(), 5); ++i)
-        *tr << fmt::format("//   {:.4f} {}: {}\n", score[order[i]], origin[order[i]], printContractionTiles(cands[order[i]]));
-    }
-    std::vector<ContractionTiles> sorted;
-    std::vector<std::string> sortedOrigin;
-    for (size_t i : order) sorted.push_back(cands[i]), sortedOrigin.push_back(origin[i]);
-    cands = std::move(sorted);
-    origin = std::move(sortedOrigin);
-  }
+  if (ranked) rankBlockingsByModel(op->name, space, opts, target, limit, cands, origin);
   KernelPtr best = constructSchedule(op, cands.front());
   // One candidate is timed only to be recorded.
   if (!measured || (cands.size() == 1 && !opts.recordMeasured)) return best;

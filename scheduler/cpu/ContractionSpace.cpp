@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ostream>
 
 namespace tk {
 
@@ -65,6 +66,32 @@ costmodel::DecisionSequence contractionDecisions(const construct::Space &space, 
   seq.push_back({PrimitiveKind::DirectDepth, {double(t.kd), direct ? 1.0 : 0.0, double(k)}, {}});
   seq.push_back({PrimitiveKind::Stream, {double(t.streamBytes), streamed ? 1.0 : 0.0, outBytes}, {}});
   return seq;
+}
+
+void rankBlockingsByModel(const std::string &opName, const construct::Space &space,
+                          const construct::ConstructOptions &opts, const TargetDesc &target, size_t limit,
+                          std::vector<ContractionTiles> &cands, std::vector<std::string> &origin) {
+  construct::Rng rng(opts.gensor.seed);
+  for (size_t tries = 0; cands.size() < limit && tries < 16 * limit; ++tries) {
+    ContractionTiles t = randomContractionTiles(opts.hw, target, space.nest().elemBytes, rng);
+    if (std::find(cands.begin(), cands.end(), t) == cands.end()) cands.push_back(t), origin.push_back("random");
+  }
+  std::vector<costmodel::DecisionSequence> seqs;
+  for (const ContractionTiles &t : cands) seqs.push_back(contractionDecisions(space, t));
+  std::vector<double> score = opts.rankByModel(seqs);
+  std::vector<size_t> order(cands.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return score[a] > score[b]; });
+  if (std::ostream *tr = opts.gensor.trace) {
+    *tr << fmt::format("// cost model: {} blockings of {} scored, best first:\n", cands.size(), opName);
+    for (size_t i = 0; i < std::min<size_t>(order.size(), 5); ++i)
+      *tr << fmt::format("//   {:.4f} {}: {}\n", score[order[i]], origin[order[i]], printContractionTiles(cands[order[i]]));
+  }
+  std::vector<ContractionTiles> sorted;
+  std::vector<std::string> sortedOrigin;
+  for (size_t i : order) sorted.push_back(cands[i]), sortedOrigin.push_back(origin[i]);
+  cands = std::move(sorted);
+  origin = std::move(sortedOrigin);
 }
 
 std::string printContractionTiles(const ContractionTiles &t) {

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tk {
 
@@ -41,6 +42,16 @@ ContractionTiles randomContractionTiles(const construct::HardwareDesc &hw, const
 //   direct_depth(kd, 1 when the one-panel version runs (kd > 0, N <= nr), K)
 //   stream(bytes, 1 when tiles stream (K <= kc, output >= bytes), output bytes)
 costmodel::DecisionSequence contractionDecisions(const construct::Space &space, const ContractionTiles &t);
+
+// --rank=model: adds random legal blockings to `cands` (with origin
+// "random") up to `limit`, drawn from opts.gensor.seed, so that the model
+// can prefer what neither the rule nor the roofline would; then orders
+// `cands` and `origin` by opts.rankByModel's scores of their decisions,
+// best first (ties keep their order), and lists the five best on
+// opts.gensor.trace when set.
+void rankBlockingsByModel(const std::string &opName, const construct::Space &space,
+                          const construct::ConstructOptions &opts, const TargetDesc &target, size_t limit,
+                          std::vector<ContractionTiles> &cands, std::vector<std::string> &origin);
 
 // "mr 6 nr 64 kc 128 ka 512 mc 126 nc 512 kd 2048 stream 2097152": for
 // traces.
