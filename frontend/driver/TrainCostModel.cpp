@@ -78,14 +78,16 @@ std::string parseArgs(const std::vector<std::string> &args, Args &a) {
     else if (s.rfind("--heads=", 0) == 0 && number(value("--heads="), 1, 64, n)) a.train.heads = int(n);
     else if (s.rfind("--seq=", 0) == 0 && number(value("--seq="), 4, 256, n)) a.seqLen = int(n);
     else if (s.rfind("--lr=", 0) == 0) {
+      std::string v = value("--lr="); // `end` points into it
       char *end = nullptr;
-      a.train.learningRate = std::strtof(value("--lr=").c_str(), &end);
+      a.train.learningRate = std::strtof(v.c_str(), &end);
       if (*end || !(a.train.learningRate > 0 && a.train.learningRate < 1)) return "invalid value for --lr (in (0, 1))";
     } else if (s == "--loss=lambdarank") a.train.loss = costmodel::Loss::LambdaRank;
     else if (s == "--loss=mse") a.train.loss = costmodel::Loss::Mse;
     else if (s.rfind("--validation=", 0) == 0) {
+      std::string v = value("--validation=");
       char *end = nullptr;
-      a.validation = std::strtod(value("--validation=").c_str(), &end);
+      a.validation = std::strtod(v.c_str(), &end);
       if (*end || !(a.validation >= 0 && a.validation < 1)) return "invalid value for --validation (a fraction in [0, 1))";
     } else if (!s.empty() && s[0] == '-') return "unknown or invalid option '" + s + "' for train-cost-model";
     else a.inputs.push_back(s);
