@@ -77,14 +77,15 @@ std::optional<Options> parseArgs(int argc, char **argv) {
   return o;
 }
 
+// Each task's records, in the order buildTrainingSet gives them rows.
+using TaskRecords = std::map<std::string, std::vector<const Record *>>;
+
 // The roofline's score (minus its estimate) of every row of `set`, built
 // from the records' ops and decisions; nullopt when a task's op is not one
 // of tk_dataset's.
-std::optional<std::vector<double>> rooflineScores(const TrainingSet &set, const std::vector<Record> &records) {
+std::optional<std::vector<double>> rooflineScores(const TrainingSet &set, const TaskRecords &byTask) {
   construct::HardwareDesc hw = driver::detectHostHardware();
   std::vector<double> out(set.rows());
-  std::map<std::string, std::vector<const Record *>> byTask;
-  for (const Record &r : records) byTask[r.task()].push_back(&r);
   for (const TrainingSet::Task &t : set.tasks) {
     const std::vector<const Record *> &rs = byTask.at(t.key);
     bench::DatasetTask task{rs.front()->op, rs.front()->shape, ""};
@@ -133,17 +134,13 @@ int main(int argc, char **argv) {
   }
   SourceManager sm;
   DiagEngine diags(sm);
-  std::vector<Record> records;
-  for (const std::string &path : opts->inputs) {
-    std::string text, error;
-    if (!driver::readRecordsFile(path, text, &error)) {
-      fmt::print(stderr, "{}\n", error);
-      return 1;
-    }
-    auto rs = parseRecords(sm.addFile(path, std::move(text)), sm, diags);
-    if (!rs) return 1;
-    records.insert(records.end(), rs->begin(), rs->end());
+  std::string error;
+  std::optional<std::vector<Record>> read = driver::readRecords(opts->inputs, sm, diags, &error);
+  if (!read) {
+    if (!error.empty()) fmt::print(stderr, "{}\n", error);
+    return 1;
   }
+  const std::vector<Record> &records = *read;
   if (!opts->mtl.empty())
     return bench::evaluateTransfer(records, opts->mtl, opts->holdout, opts->mtlShare, opts->train) ? 0 : 1;
   FeatureLayout layout;
@@ -169,17 +166,17 @@ int main(int argc, char **argv) {
   TlpNetwork mse = trainCostModel(train, nullptr, mseOpts, progress);
   if (!opts->outModel.empty()) std::ofstream(opts->outModel) << rank.serialize();
 
+  TaskRecords byTask;
+  for (const Record &r : records) byTask[r.task()].push_back(&r);
   std::vector<Row> rows;
   // How well the model fits what it was trained on: a ceiling for the rest.
   std::vector<RankedTask> fit = rankedTasks(train, scoreRows(rank, train));
   fmt::print("training tasks (fit): top-1 {:.3f}, top-5 {:.3f}\n", topKScore(fit, 1), topKScore(fit, 5));
   rows.push_back({"learned model (LambdaRank)", rankedTasks(test, scoreRows(rank, test))});
   rows.push_back({"learned model (MSE)", rankedTasks(test, scoreRows(mse, test))});
-  if (auto roof = rooflineScores(test, records)) rows.push_back({"roofline estimate", rankedTasks(test, *roof)});
+  if (auto roof = rooflineScores(test, byTask)) rows.push_back({"roofline estimate", rankedTasks(test, *roof)});
   else fmt::print("(roofline left out: some held-out ops are not tk_dataset's)\n");
   // The capacity rule: its own candidate first, the rest in record order.
-  std::map<std::string, std::vector<const Record *>> byTask;
-  for (const Record &r : records) byTask[r.task()].push_back(&r);
   std::vector<double> rule(test.rows(), 0.0);
   for (const TrainingSet::Task &t : test.tasks)
     for (size_t r = t.begin; r < t.end; ++r) rule[r] = byTask.at(t.key)[r - t.begin]->candidate == "rule" ? 1.0 : 0.0;

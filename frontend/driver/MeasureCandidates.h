@@ -24,13 +24,14 @@ namespace tk::driver {
 std::unique_ptr<looptune::JitKernel> compileCandidate(const ir::KernelPtr &k, const CpuTarget &target,
                                                       const std::map<std::string, int64_t> &shapes);
 
-// Seconds of one call of a kernel (best of at least 3 after a warm-up,
-// within about 0.1 s) with random f32/f64 inputs; shape symbols and integer
-// scalars take `shapes` or construction's defaults (assumedValues). A
-// call returning a non-zero status (the assumed shapes break the op's
-// `where` constraints) counts as infinitely slow.
-std::function<double(const ir::KernelPtr &)> measureCandidates(const CpuTarget &target,
-                                                               std::map<std::string, int64_t> shapes);
+// The latency of one call of a kernel, compiled by compileCandidate and
+// timed by measureInterleaved on its own (5 samples of at least 4 ms after
+// a warm-up; the median counts) with random f32/f64 inputs; shape symbols
+// and integer scalars take `shapes` or construction's defaults
+// (assumedValues). A call returning a non-zero status (the assumed shapes
+// break the op's `where` constraints) counts as infinitely slow.
+std::function<costmodel::Latency(const ir::KernelPtr &)> measureCandidates(const CpuTarget &target,
+                                                                           std::map<std::string, int64_t> shapes);
 
 // Times kernels against each other so that drift of the machine (clock,
 // other load) falls on all of them alike: each gets a warm-up call and a

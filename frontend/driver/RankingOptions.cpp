@@ -80,10 +80,7 @@ bool setRanking(const DriverOptions &o, const CpuTarget *cpu, const std::string 
   if (o.rank == "model" && !setModel(o, stdlib, o.costModelHead.empty() ? hwId : o.costModelHead, c, sm, diags, deps))
     return false;
   if (!measures) return true;
-  c.measure = [target = *cpu, shapes = c.shapes](const ir::KernelPtr &k) {
-    auto jit = compileCandidate(k, target, shapes);
-    return measureInterleaved({jit.get()}, 5, 0.004).front();
-  };
+  c.measure = measureCandidates(*cpu, c.shapes);
   if (o.measureTop > 0) c.measureTopK = static_cast<size_t>(o.measureTop);
   if (!o.recordsOut.empty()) {
     std::string path = o.recordsOut;

@@ -49,6 +49,19 @@ bool readRecordsFile(const std::string &path, std::string &text, std::string *er
   return true;
 }
 
+std::optional<std::vector<costmodel::Record>> readRecords(const std::vector<std::string> &paths, SourceManager &sm,
+                                                          DiagEngine &diags, std::string *error) {
+  std::vector<costmodel::Record> records;
+  for (const std::string &path : paths) {
+    std::string text;
+    if (!readRecordsFile(path, text, error)) return std::nullopt;
+    auto rs = costmodel::parseRecords(sm.addFile(path, std::move(text)), sm, diags);
+    if (!rs) return std::nullopt;
+    records.insert(records.end(), rs->begin(), rs->end());
+  }
+  return records;
+}
+
 namespace {
 
 struct Args {
@@ -106,17 +119,13 @@ int trainCostModelCommand(const std::vector<std::string> &args, SourceManager &s
     std::cerr << "tkc: error: " << usage << "\n";
     return 2;
   }
-  std::vector<costmodel::Record> records;
-  for (const std::string &path : a.inputs) {
-    std::string text, error;
-    if (!readRecordsFile(path, text, &error)) {
-      std::cerr << "tkc: error: " << error << "\n";
-      return 1;
-    }
-    auto rs = costmodel::parseRecords(sm.addFile(path, std::move(text)), sm, diags);
-    if (!rs) return 1;
-    records.insert(records.end(), rs->begin(), rs->end());
+  std::string error;
+  std::optional<std::vector<costmodel::Record>> read = readRecords(a.inputs, sm, diags, &error);
+  if (!read) {
+    if (!error.empty()) std::cerr << "tkc: error: " << error << "\n";
+    return 1;
   }
+  const std::vector<costmodel::Record> &records = *read;
   costmodel::FeatureLayout layout;
   layout.seqLen = a.seqLen;
   std::vector<std::string> heads = costmodel::hardwareIds(records);
@@ -135,7 +144,6 @@ int trainCostModelCommand(const std::vector<std::string> &args, SourceManager &s
     if (!valid.tasks.empty()) std::cerr << fmt::format(", validation top-1 {:.3f} top-5 {:.3f}", r.top1, r.top5);
     std::cerr << fmt::format(" ({:.1f} s)\n", r.seconds);
   });
-  std::string error;
   if (!writeOutputFile(a.output, net.serialize(), &error)) {
     std::cerr << "tkc: error: " << error << "\n";
     return 1;

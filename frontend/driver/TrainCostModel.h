@@ -6,6 +6,9 @@
 // (`.zst`); every machine in them gets a decoder head.
 #pragma once
 #include "ir/Diagnostics.h"
+#include "scheduler/costmodel/Records.h"
+
+#include <optional>
 
 #include <string>
 #include <vector>
@@ -21,5 +24,12 @@ int trainCostModelCommand(const std::vector<std::string> &args, SourceManager &s
 // in `.zst`. False (and *error set) when it cannot be read or is not a
 // valid zstd stream; at most 1 GiB once decompressed.
 bool readRecordsFile(const std::string &path, std::string &text, std::string *error);
+
+// Every record of the files at `paths`, in order (readRecordsFile, then
+// costmodel::parseRecords on each). nullopt after an error: a file that
+// cannot be read (*error says why) or malformed records (reported through
+// `diags` at their line, *error left empty).
+std::optional<std::vector<costmodel::Record>> readRecords(const std::vector<std::string> &paths, SourceManager &sm,
+                                                          DiagEngine &diags, std::string *error);
 
 } // namespace tk::driver

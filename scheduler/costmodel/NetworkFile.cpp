@@ -1,8 +1,9 @@
 #include "scheduler/costmodel/NetworkFile.h"
 
+#include "ir/WordLexer.h"
+
 #include <fmt/format.h>
 
-#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <iterator>
@@ -11,48 +12,6 @@ namespace tk::costmodel {
 namespace {
 
 const char *kHeader = "tk-costmodel";
-
-// Words of a file with their locations, and the rest of a line for the
-// layout signature (which may contain spaces).
-class Lexer {
-public:
-  Lexer(int file, const SourceManager &sm) : file_(file), text_(sm.contents(file)) {}
-
-  bool next(std::string &word, SourceLoc &loc) {
-    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) advance();
-    loc = {file_, line_, col_};
-    if (pos_ >= text_.size()) return false;
-    size_t b = pos_;
-    while (pos_ < text_.size() && !std::isspace(static_cast<unsigned char>(text_[pos_]))) advance();
-    word = text_.substr(b, pos_ - b);
-    return true;
-  }
-
-  // The text after one separating space up to the end of the line, without
-  // a carriage return (a file saved with CRLF line ends).
-  std::string restOfLine() {
-    if (pos_ < text_.size() && text_[pos_] == ' ') advance();
-    size_t b = pos_;
-    while (pos_ < text_.size() && text_[pos_] != '\n') advance();
-    size_t e = pos_;
-    if (e > b && text_[e - 1] == '\r') --e;
-    return text_.substr(b, e - b);
-  }
-
-private:
-  void advance() {
-    if (text_[pos_++] == '\n') {
-      ++line_;
-      col_ = 1;
-    } else {
-      ++col_;
-    }
-  }
-  int file_;
-  const std::string &text_;
-  size_t pos_ = 0;
-  int line_ = 1, col_ = 1;
-};
 
 template <typename T> bool parseWhole(const std::string &word, T &out) {
   auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), out);
@@ -79,7 +38,7 @@ std::string formatNetworkFile(const NetworkShape &shape, const std::vector<float
 }
 
 std::optional<NetworkWeights> parseNetworkFile(int file, const SourceManager &sm, DiagEngine &diags) {
-  Lexer lex(file, sm);
+  WordLexer lex(file, sm);
   std::string w;
   SourceLoc loc;
   auto fail = [&](std::string msg) -> std::optional<NetworkWeights> {

@@ -1,9 +1,10 @@
 #include "scheduler/looptune/QNetwork.h"
 
+#include "ir/WordLexer.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
@@ -12,35 +13,6 @@ namespace tk::looptune {
 namespace {
 
 const char *kHeader = "tk-looptune-qnet";
-
-// Words of a file with their locations, for the weights parser.
-class Lexer {
-public:
-  Lexer(int file, const SourceManager &sm) : file_(file), text_(sm.contents(file)) {}
-  bool next(std::string &word, SourceLoc &loc) {
-    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) advance();
-    loc = {file_, line_, col_};
-    if (pos_ >= text_.size()) return false;
-    size_t b = pos_;
-    while (pos_ < text_.size() && !std::isspace(static_cast<unsigned char>(text_[pos_]))) advance();
-    word = text_.substr(b, pos_ - b);
-    return true;
-  }
-
-private:
-  void advance() {
-    if (text_[pos_++] == '\n') {
-      ++line_;
-      col_ = 1;
-    } else {
-      ++col_;
-    }
-  }
-  int file_;
-  const std::string &text_;
-  size_t pos_ = 0;
-  int line_ = 1, col_ = 1;
-};
 
 } // namespace
 
@@ -149,7 +121,7 @@ std::string QNetwork::serialize() const {
 }
 
 std::optional<QNetwork> QNetwork::parse(int file, const SourceManager &sm, DiagEngine &diags) {
-  Lexer lex(file, sm);
+  WordLexer lex(file, sm);
   std::string w;
   SourceLoc loc;
   auto fail = [&](const std::string &msg) -> std::optional<QNetwork> {

@@ -4,8 +4,8 @@
 // lines — must each parse or be refused with a located error: never a
 // crash, an exception, a hang or an error-free refusal. Runs under ASan and
 // UBSan in CI.
+#include "costmodel_network_reference.h"
 #include "scheduler/costmodel/Records.h"
-#include "scheduler/costmodel/TlpNetwork.h"
 
 #include <doctest/doctest.h>
 
@@ -70,14 +70,7 @@ TEST_CASE("costmodel mutations: mutated records files are parsed or refused with
 }
 
 TEST_CASE("costmodel mutations: mutated weights files are loaded or refused with an error") {
-  NetworkShape shape;
-  shape.seqLen = 3;
-  shape.embed = 4;
-  shape.width = 8;
-  shape.heads = 2;
-  shape.outputs = {"a", "b"};
-  shape.layout = "test layout";
-  std::string valid = TlpNetwork(shape, 3).serialize();
+  std::string valid = TlpNetwork(nettest::tinyShape(), 3).serialize();
   fuzz(valid, 2, 2000, [](int file, const SourceManager &sm, DiagEngine &diags) {
     return TlpNetwork::parse(file, sm, diags).has_value();
   });

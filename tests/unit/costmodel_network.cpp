@@ -29,10 +29,7 @@ TEST_CASE("costmodel network: analytic gradients match finite differences, paddi
 }
 
 TEST_CASE("costmodel network: SIMD levels differ in rounding only") {
-  NetworkShape shape;
-  shape.seqLen = 25;
-  shape.embed = 24;
-  shape.outputs = {"zen5"};
+  NetworkShape shape = fullSizeShape();
   TlpNetwork net(shape, 3);
   std::mt19937 rng(9);
   Batch b = randomBatch(shape, {25, 1, 7, 24, 13, 2, 16, 17}, rng);
@@ -87,10 +84,7 @@ TEST_CASE("costmodel network: LambdaRank loss and gradient") {
 }
 
 TEST_CASE("costmodel network: padding positions do not change predictions") {
-  NetworkShape shape;
-  shape.seqLen = 25;
-  shape.embed = 24;
-  shape.outputs = {"zen5"};
+  NetworkShape shape = fullSizeShape();
   TlpNetwork net(shape, 3);
   std::mt19937 rng(9);
   Batch b = randomBatch(shape, {25, 1, 7, 24, 13, 2}, rng);

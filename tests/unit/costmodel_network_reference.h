@@ -17,7 +17,7 @@
 
 namespace tk::costmodel::nettest {
 
-
+// The smallest shape with every part: two heads, two attention heads.
 inline NetworkShape tinyShape() {
   NetworkShape s;
   s.seqLen = 3;
@@ -26,6 +26,16 @@ inline NetworkShape tinyShape() {
   s.heads = 2;
   s.outputs = {"cpu-a", "cpu-b"};
   s.layout = "test layout v1";
+  return s;
+}
+
+// The sizes the cost model runs at (TLP's 25 positions, width 64, 8
+// attention heads), one head.
+inline NetworkShape fullSizeShape() {
+  NetworkShape s;
+  s.seqLen = 25;
+  s.embed = 24;
+  s.outputs = {"zen5"};
   return s;
 }
 
