@@ -212,6 +212,11 @@ void rowOps(int64_t M, int64_t N) {
   ms = api.medianMs("layernorm_warp", 2, reps,
                     [&] { return layernorm_warp(X.p, G.p, Bt.p, 1e-5f, Y.p, M, N, nullptr); });
   row("layernorm_warp", ms, layernormErr(Y.host()));
+  ms = api.medianMs("softmax_block", 2, reps, [&] { return softmax_block(X.p, Y.p, M, N, nullptr); });
+  row("softmax_block", ms, softmaxErr(Y.host()));
+  ms = api.medianMs("layernorm_block", 2, reps,
+                    [&] { return layernorm_block(X.p, G.p, Bt.p, 1e-5f, Y.p, M, N, nullptr); });
+  row("layernorm_block", ms, layernormErr(Y.host()));
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 #include "scheduler/DropGuards.h"
 
 #include "ir/IRRewrite.h"
+#include "ir/Simplify.h"
 
 namespace tk {
 using namespace ir;
@@ -12,6 +13,55 @@ void guardConjuncts(const Expr &pred, std::vector<Expr> &out) {
   } else {
     out.push_back(pred);
   }
+}
+
+std::optional<GuardRange> solveGuardAlong(const Expr &g, const std::string &v) {
+  if (g->kind != ExprKind::Binary || !isComparison(g->binOp) || !isInteger(g->args[0]->type)) return std::nullopt;
+  std::optional<VarTerm> split = splitOnVar(sub(g->args[0], g->args[1]), v);
+  if (!split || split->coef == 0) return std::nullopt;
+  int64_t a = split->coef;
+  Expr r = fromLinear(split->rest);
+  // Normalise to a*v + r < 0.
+  switch (g->binOp) {
+  case BinOp::LT: break;
+  case BinOp::LE: r = sub(r, intImm(1)); break;
+  case BinOp::GT: a = -a, r = sub(intImm(0), r); break;
+  case BinOp::GE: a = -a, r = sub(intImm(-1), r); break;
+  default: return std::nullopt;
+  }
+  if (a > 0) // v < ceil(-r / a)
+    return GuardRange{nullptr, simplify(floorDiv(add(sub(intImm(0), r), intImm(a - 1)), intImm(a)))};
+  // -b*v + r < 0  <=>  v > r / b  <=>  v >= floor(r / b) + 1
+  return GuardRange{simplify(add(floorDiv(r, intImm(-a)), intImm(1))), nullptr};
+}
+
+bool mentionsAny(const Expr &e, const std::set<std::string> &names) {
+  bool found = false;
+  visitExpr(e, [&](const Expr &n) { found |= n->kind == ExprKind::Var && names.count(n->name); });
+  return found;
+}
+
+Expr invariantGuards(const LStmtPtr &s, std::set<std::string> &texts) {
+  std::set<std::string> inner{s->var};
+  visitLStmt(s->body, [&](const LStmt &n) {
+    if (n.kind == LStmt::Kind::For || n.kind == LStmt::Kind::Let) inner.insert(n.var);
+  });
+  Expr all;
+  auto take = [&](const Expr &pred) {
+    if (!pred) return;
+    std::vector<Expr> parts;
+    guardConjuncts(pred, parts);
+    for (const Expr &g : parts)
+      if (!mentionsAny(g, inner) && texts.insert(printExpr(g)).second)
+        all = all ? binary(BinOp::And, all, g) : g;
+  };
+  visitLStmt(s->body, [&](const LStmt &n) {
+    take(n.pred);
+    for (const Expr &e : {n.value, n.cond})
+      if (e) visitExpr(e, [&](const Expr &ld) { if (ld->kind == ExprKind::Load) take(ld->pred); });
+    for (const Expr &i : n.indices) visitExpr(i, [&](const Expr &ld) { if (ld->kind == ExprKind::Load) take(ld->pred); });
+  });
+  return all;
 }
 
 namespace {

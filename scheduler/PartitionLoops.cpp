@@ -15,40 +15,16 @@ using namespace ir;
 
 namespace {
 
-bool mentionsAny(const Expr &e, const std::set<std::string> &names) {
-  bool found = false;
-  visitExpr(e, [&](const Expr &n) { found |= n->kind == ExprKind::Var && names.count(n->name); });
-  return found;
-}
 
-// Where a window condition holds along v: v >= lower (when set) and
-// v < upper (when set).
-struct Range {
-  Expr lower, upper;
-};
-
-// `g` as a*v + r < 0 solved for v, when g is a window condition: integer
-// comparison, v with a constant coefficient, and the rest mentioning an
-// enclosing loop variable but not v.
-std::optional<Range> solve(const Expr &g, const std::string &v, const std::set<std::string> &outer, bool anyRest = false) {
-  if (g->kind != ExprKind::Binary || !isComparison(g->binOp) || !isInteger(g->args[0]->type)) return std::nullopt;
-  std::optional<VarTerm> split = splitOnVar(sub(g->args[0], g->args[1]), v);
-  if (!split) return std::nullopt;
-  int64_t a = split->coef;
-  Expr r = fromLinear(split->rest);
-  if (a == 0 || (!anyRest && !mentionsAny(r, outer))) return std::nullopt;
-  // Normalise to a*v + r < 0.
-  switch (g->binOp) {
-  case BinOp::LT: break;
-  case BinOp::LE: r = sub(r, intImm(1)); break;
-  case BinOp::GT: a = -a, r = sub(intImm(0), r); break;
-  case BinOp::GE: a = -a, r = sub(intImm(-1), r); break;
-  default: return std::nullopt;
-  }
-  if (a > 0) // v < ceil(-r / a)
-    return Range{nullptr, simplify(floorDiv(add(sub(intImm(0), r), intImm(a - 1)), intImm(a)))};
-  // -b*v + r < 0  <=>  v > r / b  <=>  v >= floor(r / b) + 1
-  return Range{simplify(add(floorDiv(r, intImm(-a)), intImm(1))), nullptr};
+// `g` solved for v (DropGuards.h) when it is a window condition: the rest
+// mentions an enclosing loop variable (unless anyRest).
+std::optional<GuardRange> solve(const Expr &g, const std::string &v, const std::set<std::string> &outer,
+                                bool anyRest = false) {
+  std::optional<VarTerm> split = g->kind == ExprKind::Binary && isComparison(g->binOp) && isInteger(g->args[0]->type)
+                                     ? splitOnVar(sub(g->args[0], g->args[1]), v)
+                                     : std::nullopt;
+  if (!split || (!anyRest && !mentionsAny(fromLinear(split->rest), outer))) return std::nullopt;
+  return solveGuardAlong(g, v);
 }
 
 bool mentionsLoopVar(const Expr &e) {
@@ -63,7 +39,7 @@ bool mentionsLoopVar(const Expr &e) {
 // the schedule, so splitting them off is always worth it (a tile
 // position's overshoot guard mentions the tile's variable and is left to
 // VersionFullTiles).
-std::optional<Range> solveDomainEdge(const Expr &g, const std::string &v) {
+std::optional<GuardRange> solveDomainEdge(const Expr &g, const std::string &v) {
   if (g->kind != ExprKind::Binary || !isComparison(g->binOp) || !isInteger(g->args[0]->type)) return std::nullopt;
   std::optional<VarTerm> split = splitOnVar(sub(g->args[0], g->args[1]), v);
   if (!split || split->coef == 0 || mentionsLoopVar(fromLinear(split->rest))) return std::nullopt;
@@ -122,32 +98,6 @@ bool foldsIntoRegisterTile(const LStmtPtr &body, const std::string &v, const std
     }
   });
   return found;
-}
-
-// The guard conjuncts of loads and stores in `s`'s body that do not vary
-// inside the loop (a stencil's row conditions `0 <= i - 1` inside the loop
-// over j): their texts, and their conjunction (null when none).
-Expr invariantGuards(const LStmtPtr &s, std::set<std::string> &texts) {
-  std::set<std::string> inner{s->var};
-  visitLStmt(s->body, [&](const LStmt &n) {
-    if (n.kind == LStmt::Kind::For || n.kind == LStmt::Kind::Let) inner.insert(n.var);
-  });
-  Expr all;
-  auto take = [&](const Expr &pred) {
-    if (!pred) return;
-    std::vector<Expr> parts;
-    guardConjuncts(pred, parts);
-    for (const Expr &g : parts)
-      if (!mentionsAny(g, inner) && texts.insert(printExpr(g)).second)
-        all = all ? binary(BinOp::And, all, g) : g;
-  };
-  visitLStmt(s->body, [&](const LStmt &n) {
-    take(n.pred);
-    for (const Expr &e : {n.value, n.cond})
-      if (e) visitExpr(e, [&](const Expr &ld) { if (ld->kind == ExprKind::Load) take(ld->pred); });
-    for (const Expr &i : n.indices) visitExpr(i, [&](const Expr &ld) { if (ld->kind == ExprKind::Load) take(ld->pred); });
-  });
-  return all;
 }
 
 LStmtPtr partitionAlong(const LStmtPtr &s, const std::set<std::string> &outer);

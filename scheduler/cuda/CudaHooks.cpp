@@ -1,12 +1,13 @@
 // The cuda target's pipeline hooks (scheduler/TargetHooks.h): the
-// shared-memory barrier check of every kernel, and the host/device split of
-// every function, under the launch limits of the hardware description in
-// effect.
+// shared-memory barrier check of every kernel, unguarded interiors of device
+// loops with run-time trip counts, and the host/device split of every
+// function, under the launch limits of the hardware description in effect.
 #include "scheduler/cuda/CudaHooks.h"
 
 #include "scheduler/construct/FillHoles.h"
 #include "scheduler/cuda/CheckSharedSync.h"
 #include "scheduler/cuda/FormKernelLaunches.h"
+#include "scheduler/cuda/SplitDeviceLoops.h"
 
 namespace tk {
 using namespace ir;
@@ -31,6 +32,12 @@ public:
   bool versionsLoops() const override { return false; }
 
   bool checkKernel(const Kernel &k, PassContext &ctx) const override { return checkSharedSync(k, ctx.diags()); }
+
+  LoweredFunc afterPartitioning(LoweredFunc f, PassContext &ctx) const override {
+    f = splitDeviceLoops(f);
+    ctx.funcStep("SplitDeviceLoops", f);
+    return f;
+  }
 
   std::optional<LoweredFunc> finish(LoweredFunc f, PassContext &ctx) const override {
     std::optional<LoweredFunc> launched = formKernelLaunches(f, launchLimits(ctx.options()), ctx.diags());

@@ -1,4 +1,4 @@
-// tk_gpu_warp_run SOURCE_DIR: runs the warp-shuffle and atomic kernels of
+// tk_gpu_warp_run SOURCE_DIR: runs the warp-shuffle, block-row and atomic kernels of
 // stdlib/gpu/warp_reduce.tk on device 0 and checks them against the
 // reference interpreter (ir/Interpreter) evaluating the ops they implement,
 // on random inputs with row lengths that are not multiples of 32 and
@@ -93,6 +93,11 @@ void rowKernels(const ir::Module &m, int64_t M, int64_t N) {
   check("layernorm_warp", layernorm_warp(x, static_cast<const float *>(g), static_cast<const float *>(b), 1e-5f,
                                          out(M * N), M, N, nullptr));
   compare<float>("layernorm_warp" + shape, Y, ir::interpret(*m.findOp("layernorm"), a), "Y");
+  check("softmax_block", softmax_block(x, out(M * N), M, N, nullptr));
+  compare<float>("softmax_block" + shape, Y, ir::interpret(*m.findOp("softmax"), a), "Y");
+  check("layernorm_block", layernorm_block(x, static_cast<const float *>(g), static_cast<const float *>(b), 1e-5f,
+                                           out(M * N), M, N, nullptr));
+  compare<float>("layernorm_block" + shape, Y, ir::interpret(*m.findOp("layernorm"), a), "Y");
   for (void *p : {X, g, b}) tkrt_cuda_free(p, nullptr);
 }
 
@@ -143,7 +148,7 @@ int main(int argc, char **argv) {
   fo.target = tk::ir::TargetFamily::Cuda;
   auto m = tk::buildModule(src + "/stdlib/gpu/warp_reduce.tk", fo, sm, diags);
   if (!m) return 1;
-  for (auto [M, N] : std::initializer_list<std::pair<int64_t, int64_t>>{{37, 1001}, {64, 32}, {1, 7}, {300, 4096}})
+  for (auto [M, N] : std::initializer_list<std::pair<int64_t, int64_t>>{{37, 1001}, {64, 32}, {1, 7}, {300, 4096}, {5, 3001}})
     rowKernels(*m, M, N);
   for (auto [N, B] : std::initializer_list<std::pair<int64_t, int64_t>>{{100003, 37}, {1024, 300}, {5, 1}})
     atomicKernels(*m, N, B);

@@ -1,0 +1,140 @@
+#include "scheduler/cuda/SplitDeviceLoops.h"
+
+#include "ir/IRMutator.h"
+#include "ir/IRRewrite.h"
+#include "ir/Simplify.h"
+#include "scheduler/DropGuards.h"
+
+#include <set>
+
+namespace tk {
+using namespace ir;
+
+namespace {
+
+// Whether the threads of a warp must run `body`'s iterations in step: it
+// holds a barrier, an intrinsic (mma, ldmatrix, cp.async, atomics) or a
+// shuffle — or a loop, which makes the loop around it not innermost.
+bool splittable(const LStmtPtr &body) {
+  bool ok = true;
+  visitLStmt(body, [&](const LStmt &n) {
+    ok &= n.kind != LStmt::Kind::For && n.kind != LStmt::Kind::Barrier && n.kind != LStmt::Kind::Intrinsic;
+    auto noShuffle = [&](const Expr &e) {
+      if (e) visitExpr(e, [&](const Expr &x) { ok &= x->kind != ExprKind::Shuffle; });
+    };
+    noShuffle(n.value);
+    noShuffle(n.cond);
+    for (const Expr &i : n.indices) noShuffle(i);
+  });
+  return ok;
+}
+
+// The names bound inside loop `s` (its variable, lets and loops of its body).
+std::set<std::string> innerNames(const LStmtPtr &s) {
+  std::set<std::string> inner{s->var};
+  visitLStmt(s->body, [&](const LStmt &n) {
+    if (n.kind == LStmt::Kind::For || n.kind == LStmt::Kind::Let) inner.insert(n.var);
+  });
+  return inner;
+}
+
+// The upper bounds along s->var of the guard conjuncts and `if` conditions
+// affine in it (their texts go to `solved`), intersected into `hi`. False for a loop with a
+// lower bound too: a window that sticks out at both ends (pooling's and
+// convolution's `q*stride + s - pad`), a few iterations that three guarded
+// copies would cost more registers than they save.
+bool boundsAlong(const LStmtPtr &s, std::set<std::string> &solved, Expr &hi) {
+  bool window = false;
+  std::set<std::string> inner = innerNames(s);
+  inner.erase(s->var);
+  auto take = [&](const Expr &pred) {
+    if (!pred) return;
+    std::vector<Expr> parts;
+    guardConjuncts(pred, parts);
+    for (const Expr &g : parts) {
+      std::string text = printExpr(g);
+      if (solved.count(text) || mentionsAny(g, inner)) continue;
+      std::optional<GuardRange> r = solveGuardAlong(g, s->var);
+      if (!r) continue;
+      window |= r->lower != nullptr;
+      solved.insert(text);
+      if (r->upper) hi = hi ? binary(BinOp::Min, hi, r->upper) : r->upper;
+    }
+  };
+  auto loads = [&](const Expr &e) {
+    if (e) visitExpr(e, [&](const Expr &ld) { if (ld->kind == ExprKind::Load) take(ld->pred); });
+  };
+  visitLStmt(s->body, [&](const LStmt &n) {
+    take(n.pred);
+    if (n.kind == LStmt::Kind::If) take(n.cond);
+    loads(n.value);
+    loads(n.cond);
+    for (const Expr &i : n.indices) loads(i);
+  });
+  return !window;
+}
+
+// `body` without the guard conjuncts in `proven`, and with the `if`s whose
+// condition they make true replaced by their `then` branch (the author's
+// own bounds test, layernorm's `if (c*32 + l < N)`).
+LStmtPtr withoutProven(const LStmtPtr &body, const std::set<std::string> &proven) {
+  return transformLStmt(dropGuards(body, proven), [&](const LStmtPtr &x) -> LStmtPtr {
+    if (x->kind != LStmt::Kind::If) return x;
+    std::vector<Expr> parts;
+    guardConjuncts(x->cond, parts);
+    for (const Expr &g : parts)
+      if (!proven.count(printExpr(g))) return x;
+    return x->thenS ? x->thenS : lBlock({}, x->loc);
+  });
+}
+
+LStmtPtr loopOver(const LStmtPtr &proto, const Expr &begin, const Expr &end, LStmtPtr body) {
+  auto s = std::make_shared<LStmt>(*proto);
+  s->min = simplify(begin);
+  s->extent = simplify(sub(end, begin));
+  s->body = std::move(body);
+  return s;
+}
+
+LStmtPtr split(const LStmtPtr &s) {
+  std::set<std::string> invariant;
+  Expr cond = invariantGuards(s, invariant);
+  std::set<std::string> affine;
+  Expr hi;
+  if (!boundsAlong(s, affine, hi) || (!cond && affine.empty())) return s;
+  LStmtPtr edges = dropGuards(s->body, invariant);
+  std::set<std::string> all = invariant;
+  all.insert(affine.begin(), affine.end());
+  LStmtPtr interior = withoutProven(s->body, all);
+  const Expr begin = s->min, end = simplify(add(s->min, s->extent));
+  LStmtPtr versioned = loopOver(s, begin, end, interior);
+  if (hi) { // clamped so that begin <= mid <= end whatever the bound
+    Expr mid = simplify(binary(BinOp::Max, binary(BinOp::Min, hi, end), begin));
+    versioned = lBlock({loopOver(s, begin, mid, interior), loopOver(s, mid, end, edges)}, s->loc);
+  }
+  return cond ? lIf(simplify(cond), versioned, s, s->loc) : versioned;
+}
+
+class Split : public LoopMutator {
+public:
+  // Expressions are not rewritten here.
+  Expr mutateExpr(const Expr &e) override { return e; }
+
+protected:
+  LStmtPtr mutateFor(const LStmtPtr &s) override {
+    bool constantTrips = constBounds(s->extent).has_value() &&
+                         constBounds(s->extent)->first == constBounds(s->extent)->second;
+    if (s->forKind == ForKind::Serial && !constantTrips && splittable(s->body)) return split(s);
+    return LoopMutator::mutateFor(s);
+  }
+};
+
+} // namespace
+
+LoweredFunc splitDeviceLoops(const LoweredFunc &f) {
+  LoweredFunc out = f;
+  out.body = Split().mutateStmt(f.body);
+  return out;
+}
+
+} // namespace tk
