@@ -11,6 +11,7 @@
 #include "matmul_simt_space.h"
 #include "matmul_tc.h"
 #include "nn.h"
+#include "row_blocks.h"
 #include "tkrt_cuda.h"
 #include "warp_reduce.h"
 
@@ -118,8 +119,13 @@ void gemmBf16(int64_t M, int64_t N, int64_t K) {
   Dev<uint16_t> A(a), B(b);
   Dev<float> C(M * N), R(M * N);
   double ref = api.medianMs("cublasGemmEx", 2, reps, [&] { return api.gemmBf16(M, N, K, A.p, B.p, R.p); });
-  double ms = api.medianMs("matmul_bf16", 2, reps, [&] { return matmul_bf16(A.p, B.p, C.p, M, K, N, nullptr); });
-  gemmRow("bf16", M, N, K, "matmul_bf16", ms, ref, relErr(C.host(), R.host()));
+  std::vector<float> want = R.host();
+  using Fn = int (*)(const uint16_t *, const uint16_t *, float *, int64_t, int64_t, int64_t, void *);
+  for (auto [name, fn] : {std::pair<const char *, Fn>{"matmul_bf16", matmul_bf16},
+                          {"matmul_bf16_tc_large", matmul_bf16_tc_large}}) {
+    double ms = api.medianMs(name, 2, reps, [&] { return fn(A.p, B.p, C.p, M, K, N, nullptr); });
+    gemmRow("bf16", M, N, K, name, ms, ref, relErr(C.host(), want));
+  }
 }
 
 struct Conv {
@@ -217,6 +223,18 @@ void rowOps(int64_t M, int64_t N) {
   ms = api.medianMs("layernorm_block", 2, reps,
                     [&] { return layernorm_block(X.p, G.p, Bt.p, 1e-5f, Y.p, M, N, nullptr); });
   row("layernorm_block", ms, layernormErr(Y.host()));
+  using RowFn = int (*)(const float *, float *, int64_t, int64_t, void *);
+  using NormFn = int (*)(const float *, const float *, const float *, float, float *, int64_t, int64_t, void *);
+  for (auto [name, fn] : {std::pair<const char *, RowFn>{"softmax_4warps", softmax_4warps},
+                          {"softmax_8warps", softmax_8warps}}) {
+    ms = api.medianMs(name, 2, reps, [&] { return fn(X.p, Y.p, M, N, nullptr); });
+    row(name, ms, softmaxErr(Y.host()));
+  }
+  for (auto [name, fn] : {std::pair<const char *, NormFn>{"layernorm_4warps", layernorm_4warps},
+                          {"layernorm_8warps", layernorm_8warps}}) {
+    ms = api.medianMs(name, 2, reps, [&] { return fn(X.p, G.p, Bt.p, 1e-5f, Y.p, M, N, nullptr); });
+    row(name, ms, layernormErr(Y.host()));
+  }
 }
 
 } // namespace

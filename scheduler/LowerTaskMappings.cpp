@@ -69,9 +69,16 @@ struct Lowerer {
       }
       return body;
     };
+    // On cuda a thread's repeat tasks are its register tile: fully unrolled
+    // (Hidet's reading of `repeat`), so that its registers are indexed by
+    // constants even where LLVM's own size threshold would keep a loop
+    // (matmul_simt_large's 16 k steps of 64 multiply-adds).
     auto repeatLoops = [&](LStmtPtr body) {
-      for (size_t i = tasks.loops.size(); i-- > 0;)
-        body = lFor(tasks.loops[i].var, intImm(0), simplify(tasks.loops[i].extent), body, s.loc);
+      for (size_t i = tasks.loops.size(); i-- > 0;) {
+        Expr extent = simplify(tasks.loops[i].extent);
+        bool unroll = family == TargetFamily::Cuda && isConstInt(extent);
+        body = lFor(tasks.loops[i].var, intImm(0), extent, body, s.loc, unroll ? ForKind::Unrolled : ForKind::Serial);
+      }
       return body;
     };
     auto workerLoop = [&](LStmtPtr body) {

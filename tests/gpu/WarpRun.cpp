@@ -1,11 +1,13 @@
-// tk_gpu_warp_run SOURCE_DIR: runs the warp-shuffle, block-row and atomic kernels of
-// stdlib/gpu/warp_reduce.tk on device 0 and checks them against the
+// tk_gpu_warp_run SOURCE_DIR: runs the warp-shuffle and atomic kernels of
+// stdlib/gpu/warp_reduce.tk and the row kernels of stdlib/gpu/row_blocks.tk
+// on device 0 and checks them against the
 // reference interpreter (ir/Interpreter) evaluating the ops they implement,
 // on random inputs with row lengths that are not multiples of 32 and
 // element counts that leave partial blocks. The interpreter evaluates what
 // an op means, never a kernel, so the shuffles and atomics themselves need
 // no interpretation: the check is that the kernels compute the op.
 // Exits 77 (ctest: skipped) when there is no CUDA driver or device.
+#include "row_blocks.h"
 #include "warp_reduce.h"
 
 #include "frontend/Frontend.h"
@@ -93,11 +95,18 @@ void rowKernels(const ir::Module &m, int64_t M, int64_t N) {
   check("layernorm_warp", layernorm_warp(x, static_cast<const float *>(g), static_cast<const float *>(b), 1e-5f,
                                          out(M * N), M, N, nullptr));
   compare<float>("layernorm_warp" + shape, Y, ir::interpret(*m.findOp("layernorm"), a), "Y");
-  check("softmax_block", softmax_block(x, out(M * N), M, N, nullptr));
-  compare<float>("softmax_block" + shape, Y, ir::interpret(*m.findOp("softmax"), a), "Y");
-  check("layernorm_block", layernorm_block(x, static_cast<const float *>(g), static_cast<const float *>(b), 1e-5f,
-                                           out(M * N), M, N, nullptr));
-  compare<float>("layernorm_block" + shape, Y, ir::interpret(*m.findOp("layernorm"), a), "Y");
+  using RowFn = int (*)(const float *, float *, int64_t, int64_t, void *);
+  for (auto [name, fn] : {std::pair<const char *, RowFn>{"softmax_4warps", softmax_4warps},
+                          {"softmax_8warps", softmax_8warps}, {"softmax_block", softmax_block}}) {
+    check(name, fn(x, out(M * N), M, N, nullptr));
+    compare<float>(name + shape, Y, ir::interpret(*m.findOp("softmax"), a), "Y");
+  }
+  using NormFn = int (*)(const float *, const float *, const float *, float, float *, int64_t, int64_t, void *);
+  for (auto [name, fn] : {std::pair<const char *, NormFn>{"layernorm_4warps", layernorm_4warps},
+                          {"layernorm_8warps", layernorm_8warps}, {"layernorm_block", layernorm_block}}) {
+    check(name, fn(x, static_cast<const float *>(g), static_cast<const float *>(b), 1e-5f, out(M * N), M, N, nullptr));
+    compare<float>(name + shape, Y, ir::interpret(*m.findOp("layernorm"), a), "Y");
+  }
   for (void *p : {X, g, b}) tkrt_cuda_free(p, nullptr);
 }
 

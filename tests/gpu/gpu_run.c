@@ -110,8 +110,9 @@ static uint16_t to_half_bits(float x, int bf16, double *value) {
 }
 
 /* Tensor-core matmul (stdlib/gpu/matmul_tc.tk): half inputs, f32 output;
- * the reference uses the rounded inputs, so only f32 accumulation differs. */
-static void test_matmul_tc(int64_t M, int64_t K, int64_t N, int bf16) {
+ * the reference uses the rounded inputs, so only f32 accumulation differs.
+ * `large`: the 128 x 128-tile, three-stage kernels. */
+static void test_matmul_tc(int64_t M, int64_t K, int64_t N, int bf16, int large) {
   size_t na = (size_t)(M * K), nb = (size_t)(K * N);
   uint16_t *A = malloc(na * 2 + 2), *B = malloc(nb * 2 + 2);
   double *a = malloc(na * sizeof(double) + 1), *b = malloc(nb * sizeof(double) + 1);
@@ -130,9 +131,13 @@ static void test_matmul_tc(int64_t M, int64_t K, int64_t N, int bf16) {
   check_status("alloc", tkrt_cuda_alloc(&dC, M * N * 4, NULL));
   check_status("copy", tkrt_cuda_memcpy_to_device(dA, A, na * 2));
   check_status("copy", tkrt_cuda_memcpy_to_device(dB, B, nb * 2));
-  check_status("matmul_tc", bf16 ? matmul_bf16(dA, dB, dC, M, K, N, NULL) : matmul_f16(dA, dB, dC, M, K, N, NULL));
+  int status = large ? (bf16 ? matmul_bf16_tc_large(dA, dB, dC, M, K, N, NULL)
+                             : matmul_f16_tc_large(dA, dB, dC, M, K, N, NULL))
+                     : (bf16 ? matmul_bf16(dA, dB, dC, M, K, N, NULL) : matmul_f16(dA, dB, dC, M, K, N, NULL));
+  check_status("matmul_tc", status);
   char what[64];
-  snprintf(what, sizeof what, "matmul_%s %ldx%ldx%ld", bf16 ? "bf16" : "f16", (long)M, (long)K, (long)N);
+  snprintf(what, sizeof what, "matmul_%s%s %ldx%ldx%ld", bf16 ? "bf16" : "f16", large ? "_tc_large" : "", (long)M,
+           (long)K, (long)N);
   compare(what, dC, ref, (size_t)(M * N), 1e-4);
   tkrt_cuda_free(dA, NULL);
   tkrt_cuda_free(dB, NULL);
@@ -280,9 +285,12 @@ int main(int argc, char **argv) {
   test_matmul(257, 129, 511);
   test_matmul(1, 7, 1);
   for (int bf16 = 0; bf16 < 2; ++bf16) {
-    test_matmul_tc(128, 256, 64, bf16); /* aligned: the cp.async path */
-    test_matmul_tc(257, 129, 511, bf16); /* prime sizes: element-wise copies, partial tiles */
-    test_matmul_tc(1, 7, 1, bf16);
+    test_matmul_tc(128, 256, 64, bf16, 0); /* aligned: the cp.async path */
+    test_matmul_tc(257, 129, 511, bf16, 0); /* prime sizes: element-wise copies, partial tiles */
+    test_matmul_tc(1, 7, 1, bf16, 0);
+    test_matmul_tc(256, 160, 384, bf16, 1); /* aligned, 5 slices through the 3 stages */
+    test_matmul_tc(257, 129, 511, bf16, 1);
+    test_matmul_tc(1, 7, 1, bf16, 1);
   }
   test_softmax(37, 1001);
   test_unary(100003);

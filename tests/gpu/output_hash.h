@@ -1,7 +1,7 @@
 /* output_hash.h: with TK_GPU_OUTPUT_HASHES=FILE, gpu_run and ops_run append
  * one line per checked output to FILE: its name and a 64-bit FNV-1a hash of
- * its bytes. Two runs of the same PTX (an H100 and the PTX executor) are
- * then compared bit for bit (agree_h100.sh). */
+ * its bytes. Two runs of the same PTX (a GPU and the PTX executor) are
+ * then compared bit for bit (agree_gpu.sh). */
 #ifndef TK_GPU_OUTPUT_HASH_H
 #define TK_GPU_OUTPUT_HASH_H
 
