@@ -61,6 +61,7 @@ TEST_CASE("task mapping: worker 0 of Hidet's example runs rows {0..3, 16..19}") 
   CHECK(rows == std::set<int64_t>{0, 1, 2, 3, 16, 17, 18, 19});
 }
 
+// On cuda the repeat loops are `unrolled` (a thread's register tile).
 TEST_CASE("task mapping: lowered Hidet example runs every task exactly once") {
   auto op = fillOp(128, 128);
   auto k = kernel(op, TargetFamily::Cuda,
@@ -72,10 +73,10 @@ TEST_CASE("task mapping: lowered Hidet example runs every task exactly once") {
   LoweredFunc f = lowerTaskMappings(*k, "fill", TargetDesc{TargetFamily::Cuda});
   CHECK(printLoweredFunc(f) == "func fill(C: out f32[128, 128]) on cuda {\n"
                                "  parallel for w_i_j in 0..256 on threads {\n"
-                               "    for i_1 in 0..2 {\n"
-                               "      for j_1 in 0..2 {\n"
-                               "        for i_2 in 0..4 {\n"
-                               "          for j_2 in 0..4 {\n"
+                               "    unrolled for i_1 in 0..2 {\n"
+                               "      unrolled for j_1 in 0..2 {\n"
+                               "        unrolled for i_2 in 0..4 {\n"
+                               "          unrolled for j_2 in 0..4 {\n"
                                "            let i = i_1 * 16 + i_2 + w_i_j % 32 / 8 * 4 + w_i_j / 64 * 32;\n"
                                "            let j = j_1 * 32 + j_2 + w_i_j % 8 * 4 + w_i_j / 32 % 2 * 64;\n"
                                "            C[i, j] = 1.0;\n"
