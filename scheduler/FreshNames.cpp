@@ -17,6 +17,14 @@ FreshNames::FreshNames(const Op &op, const Assign &a) {
   });
 }
 
+FreshNames::FreshNames(const Op &op) {
+  for (const Assign &a : op.body) {
+    FreshNames one(op, a);
+    used_.insert(one.used_.begin(), one.used_.end());
+  }
+  for (const TensorPtr &t : op.intermediates) used_.insert(t->name);
+}
+
 FreshNames::FreshNames(const LoweredFunc &f) {
   used_.insert(f.op->symbols.begin(), f.op->symbols.end());
   for (const Param &p : f.op->inputs) used_.insert(p.name);

@@ -15,6 +15,9 @@ public:
   // Reserves the op's symbols, parameters and outputs, the statement's
   // index variables and every reduction variable in its value.
   FreshNames(const ir::Op &op, const ir::Assign &a);
+  // Reserves the op's symbols, parameters, outputs and intermediates and
+  // every statement's index and reduction variables.
+  explicit FreshNames(const ir::Op &op);
   // Reserves the op's symbols, parameters and outputs and every loop or
   // let variable, buffer and variable reference in the function's body.
   explicit FreshNames(const ir::LoweredFunc &f);

@@ -38,8 +38,8 @@ std::set<std::string> innerNames(const LStmtPtr &s) {
   return inner;
 }
 
-// The upper bounds along s->var of the guard conjuncts and `if` conditions
-// affine in it (their texts go to `solved`), intersected into `hi`. False for a loop with a
+// The upper bounds along s->var of the guard conjuncts and `if` and
+// `select` conditions affine in it (their texts go to `solved`), intersected into `hi`. False for a loop with a
 // lower bound too: a window that sticks out at both ends (pooling's and
 // convolution's `q*stride + s - pad`), a few iterations that three guarded
 // copies would cost more registers than they save.
@@ -64,9 +64,13 @@ bool boundsAlong(const LStmtPtr &s, std::set<std::string> &solved, Expr &hi) {
   auto loads = [&](const Expr &e) {
     if (e) visitExpr(e, [&](const Expr &ld) { if (ld->kind == ExprKind::Load) take(ld->pred); });
   };
+  auto selects = [&](const Expr &e) {
+    if (e) visitExpr(e, [&](const Expr &x) { if (x->kind == ExprKind::Select) take(x->args[0]); });
+  };
   visitLStmt(s->body, [&](const LStmt &n) {
     take(n.pred);
     if (n.kind == LStmt::Kind::If) take(n.cond);
+    selects(n.value);
     loads(n.value);
     loads(n.cond);
     for (const Expr &i : n.indices) loads(i);
@@ -74,16 +78,23 @@ bool boundsAlong(const LStmtPtr &s, std::set<std::string> &solved, Expr &hi) {
   return !window;
 }
 
-// `body` without the guard conjuncts in `proven`, and with the `if`s whose
-// condition they make true replaced by their `then` branch (the author's
-// own bounds test, layernorm's `if (c*32 + l < N)`).
+// `body` without the guard conjuncts in `proven`, and with the `if`s and
+// `select`s whose condition they make true replaced by their `then` branch
+// or value (the author's own bounds test, layernorm's `if (c*32 + l < N)`;
+// a row kernel's `select(column < N, term, identity)`).
 LStmtPtr withoutProven(const LStmtPtr &body, const std::set<std::string> &proven) {
-  return transformLStmt(dropGuards(body, proven), [&](const LStmtPtr &x) -> LStmtPtr {
-    if (x->kind != LStmt::Kind::If) return x;
+  auto holds = [&](const Expr &cond) {
     std::vector<Expr> parts;
-    guardConjuncts(x->cond, parts);
+    guardConjuncts(cond, parts);
     for (const Expr &g : parts)
-      if (!proven.count(printExpr(g))) return x;
+      if (!proven.count(printExpr(g))) return false;
+    return true;
+  };
+  LStmtPtr out = rewriteLStmt(dropGuards(body, proven), [&](const Expr &e) {
+    return transformExpr(e, [&](const Expr &x) { return x->kind == ExprKind::Select && holds(x->args[0]) ? x->args[1] : x; });
+  });
+  return transformLStmt(out, [&](const LStmtPtr &x) -> LStmtPtr {
+    if (x->kind != LStmt::Kind::If || !holds(x->cond)) return x;
     return x->thenS ? x->thenS : lBlock({}, x->loc);
   });
 }

@@ -20,8 +20,8 @@ namespace tk {
 //     for v in [hi, m + e) { body without the invariant ones }
 //   } else { the loop as it was }
 // with hi where every affine conjunct holds, solved for v and clamped to the
-// loop's range (an `if` in the body whose condition is such a conjunct
-// counts as one, and is dropped in the interior) (no `if` without invariant conjuncts, one loop without
+// loop's range (an `if` or `select` in the body whose condition is such a
+// conjunct counts as one, and is resolved in the interior) (no `if` without invariant conjuncts, one loop without
 // affine ones). A loop with an affine lower bound too (a window sticking
 // out at both ends: pooling, convolution) is left alone. Each thread runs
 // the same iterations as before, so the rewrite is exact per thread.

@@ -28,9 +28,19 @@ has "$WORK/default.ptx" '%ctaid\.x'
 "$TKC" "$SRC/stdlib/std/nn.tk" --target=cuda-sm_90a --emit=ptx -o "$WORK/nn.ptx" || fail "tkc nn"
 has "$WORK/nn.ptx" '^\.version 8\.0$'
 has "$WORK/nn.ptx" '^\.target sm_90a$'
-# softmax: one launch per statement of the op.
-for k in 0 1 2 3 4; do has "$WORK/nn.ptx" "^\.visible \.entry softmax_k$k\("; done
-grep -q 'softmax_k5' "$WORK/nn.ptx" && fail "softmax has more launches than statements"
+# softmax: one row kernel (ConstructRowKernel): blocks of 4 warps, a barrier
+# after each of its two reductions.
+has "$WORK/nn.ptx" '^\.visible \.entry softmax_k0\('
+grep -q 'softmax_k1' "$WORK/nn.ptx" && fail "softmax is not one row kernel"
+awk '/\.entry softmax_k0\(/,/^}/' "$WORK/nn.ptx" > "$WORK/softmax.ptx"
+has "$WORK/softmax.ptx" '^\.maxntid 128, 1, 1$'
+[ "$(grep -c 'bar\.sync' "$WORK/softmax.ptx")" -eq 2 ] || fail "expected softmax's two barriers"
+has "$WORK/softmax.ptx" 'shfl\.sync\.bfly'
+# With --schedule=default: one launch per statement of the op.
+"$TKC" "$SRC/stdlib/std/nn.tk" --target=cuda-sm_90a --schedule=default --emit=ptx -o "$WORK/nn_default.ptx" ||
+  fail "tkc nn --schedule=default"
+for k in 0 1 2 3 4; do has "$WORK/nn_default.ptx" "^\.visible \.entry softmax_k$k\("; done
+grep -q 'softmax_k5' "$WORK/nn_default.ptx" && fail "softmax has more launches than statements"
 # conv2d_bias_relu: prologue and epilogue fused into the anchor, one launch
 # (docs/fusion.md).
 has "$WORK/nn.ptx" '^\.visible \.entry conv2d_bias_relu_k0\('
