@@ -210,11 +210,11 @@ void rowOps(int64_t M, int64_t N) {
     return err;
   };
   double ms = api.medianMs("softmax", 2, reps, [&] { return softmax(X.p, Y.p, M, N, nullptr); });
-  row("softmax (default schedule)", ms, softmaxErr(Y.host()));
+  row("softmax (constructed row kernel)", ms, softmaxErr(Y.host()));
   ms = api.medianMs("softmax_warp", 2, reps, [&] { return softmax_warp(X.p, Y.p, M, N, nullptr); });
   row("softmax_warp", ms, softmaxErr(Y.host()));
   ms = api.medianMs("layernorm", 2, reps, [&] { return layernorm(X.p, G.p, Bt.p, 1e-5f, Y.p, M, N, nullptr); });
-  row("layernorm (default schedule)", ms, layernormErr(Y.host()));
+  row("layernorm (constructed row kernel)", ms, layernormErr(Y.host()));
   ms = api.medianMs("layernorm_warp", 2, reps,
                     [&] { return layernorm_warp(X.p, G.p, Bt.p, 1e-5f, Y.p, M, N, nullptr); });
   row("layernorm_warp", ms, layernormErr(Y.host()));
