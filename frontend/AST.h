@@ -76,12 +76,14 @@ struct Stmt;
 using StmtPtr = std::unique_ptr<Stmt>;
 
 struct Stmt {
-  enum class Kind { Store, MapFor, SeqFor, Local, Sync, If, Let, Require, Block, Intrinsic } kind;
+  enum class Kind { Store, MapFor, SeqFor, Local, Sync, If, Let, Require, Block, Intrinsic, Prefetch } kind;
   SourceLoc loc;
 
-  // Store: target[indices] accum value. Local: scope name: type.
+  // Store: target[indices] accum value [hint]. Local: scope name: type.
   // Intrinsic: target(indices...), e.g. mma(d[i], a[i], b[j]).
+  // Prefetch: scope (the word `prefetch`) target[indices].
   Ident target;
+  Ident hint; // Store: empty, or the word after the value (`stream`)
   bool hasIndices = false;
   std::vector<ExprPtr> indices;
   std::string accum; // "=", "+=", "*=", "max=", "min="

@@ -45,7 +45,10 @@ void printStmt(std::ostream &os, const ast::Stmt &s, int indent) {
   switch (s.kind) {
   case K::Store:
     os << pad << s.target.name << (s.hasIndices ? "[" + list(s.indices) + "]" : "") << ' ' << s.accum << ' '
-       << printASTExpr(*s.value) << loc(s.loc) << '\n';
+       << printASTExpr(*s.value) << (s.hint.name.empty() ? "" : " " + s.hint.name) << loc(s.loc) << '\n';
+    return;
+  case K::Prefetch:
+    os << pad << s.scope.name << ' ' << s.target.name << '[' << list(s.indices) << ']' << loc(s.loc) << '\n';
     return;
   case K::MapFor: {
     os << pad << "for (" << idents(s.vars) << ") in ";

@@ -171,7 +171,48 @@ private:
                : s.accum == "max=" ? ir::AccumOp::Max
                : s.accum == "min=" ? ir::AccumOp::Min
                                    : ir::AccumOp::None;
+    if (!s.hint.name.empty()) {
+      if (s.hint.name != "stream") {
+        diags_.error(s.hint.loc, "unknown store hint '" + s.hint.name + "' (expected stream, a non-temporal store)");
+        return nullptr;
+      }
+      if (kernel_->target != ir::TargetFamily::Cpu) {
+        diags_.error(s.hint.loc, "'stream' stores are for cpu kernels");
+        return nullptr;
+      }
+      m->stream = true;
+    }
     return m->value ? m : nullptr;
+  }
+
+  // `prefetch T[i, ..];`: a hint that the element is read soon (cpu).
+  ir::MStmtPtr prefetch(const ast::Stmt &s) {
+    if (s.scope.name != "prefetch") {
+      diags_.error(s.scope.loc, "unknown statement '" + s.scope.name + "' (expected prefetch T[..] or a store)");
+      return nullptr;
+    }
+    if (kernel_->target != ir::TargetFamily::Cpu) {
+      diags_.error(s.scope.loc, "'prefetch' is for cpu kernels");
+      return nullptr;
+    }
+    Binding *b = scope_.lookup(s.target.name);
+    if (!b || b->kind != Binding::Kind::Tensor) {
+      diags_.error(s.target.loc, "prefetch of unknown tensor '" + s.target.name + "'" +
+                                     didYouMean(s.target.name, scope_.visibleNames(Binding::Kind::Tensor)));
+      return nullptr;
+    }
+    ir::TensorPtr t = b->tensor;
+    if (s.indices.size() != t->rank()) {
+      diags_.error(s.target.loc, "'{}' has rank {} but is prefetched with {} {}", t->name, t->rank(), s.indices.size(),
+                   s.indices.size() == 1 ? "index" : "indices");
+      return nullptr;
+    }
+    std::vector<ir::Expr> idx;
+    for (const auto &i : s.indices) {
+      idx.push_back(intExpr(*i, "index"));
+      if (!idx.back()) return nullptr;
+    }
+    return ir::mPrefetch(t, std::move(idx), s.loc);
   }
 
   std::optional<ir::MappingAtom> atom(const ast::MapAtom &a) {
@@ -324,6 +365,7 @@ private:
     case K::SeqFor: return seqFor(s);
     case K::Local: return local(s);
     case K::Sync: return newStmt(ir::MStmt::Kind::Sync, s.loc); // a no-op on cpu (one worker per task)
+    case K::Prefetch: return prefetch(s);
     case K::Block: return block(s.body, s.loc);
     case K::Intrinsic:
       return checkIntrinsic(s, {kernel_->target, !workers_.empty() && workers_.back() == ir::WorkerKind::Warps, scope_,

@@ -130,6 +130,10 @@ private:
                           "as sum(k) ..., max(k) ...");
       return;
     }
+    if (!s.hint.name.empty()) {
+      diags_.error(s.hint.loc, "a store hint ('" + s.hint.name + "') belongs in a kernel, not in an op body");
+      return;
+    }
     Binding *tb = scope_.lookup(s.target.name);
     if (tb && tb->kind == Binding::Kind::Tensor && !tb->tensor) return; // failed definition, already reported
     // Whatever happens below, later statements treat the target as defined,

@@ -28,7 +28,10 @@ stmt
   : FOR loopVars IN mapping (ON name)? block                        # mapForStmt
   | FOR name IN expr '..' expr block                                 # seqForStmt
   | name name ':' typeRef ';'                                        # localStmt
-  | name (idx='[' (expr (',' expr)*)? ']')? assignOp expr ';'        # storeStmt
+  // A store may end in a hint, `stream` (a non-temporal store, cpu).
+  | name (idx='[' (expr (',' expr)*)? ']')? assignOp expr hint=name? ';'   # storeStmt
+  // `prefetch T[i, j];` (the word is checked by sema, not reserved).
+  | name name '[' (expr (',' expr)*)? ']' ';'                        # prefetchStmt
   | SYNC ';'                                                         # syncStmt
   // GPU statements (mma, ldmatrix, cp_async, ...: frontend/SemaIntrinsic)
   | name '(' (expr (',' expr)*)? ')' ';'                             # intrinsicStmt

@@ -132,8 +132,10 @@ bool mentionsVar(const Expr &e, const std::string &name);
 // True when `e` (null: false) loads an element of tensor `t` anywhere.
 bool readsTensor(const Expr &e, const TensorDecl *t);
 
-// Text form, e.g. `sum(k < K) A[i, k] * B[k, j]`.
+// Text form, e.g. `sum(k < K: A[i, k] * B[k, j])`.
 std::string printExpr(const Expr &e);
+// As `.tk` source spells it: `(sum(k < K) A[i, k] * B[k, j])`.
+std::string printExprSource(const Expr &e);
 
 // ---- tensors ----
 enum class TensorRole { Input, Output, Intermediate, Local };

@@ -121,4 +121,10 @@ KernelPtr synthesizedKernel(const OpPtr &op, TargetFamily target, MStmtPtr body)
 // Text form of the mapping IR (golden-tested): `--emit=mapping`.
 std::string printKernel(const Kernel &k);
 
+// The kernel as `.tk` source (`--emit=kernel`): `kernel NAME implements OP
+// on TARGET { require ..; body }`, holes as their values (a checked kernel
+// has them filled), loop variables the frontend made unique (`i.1`) spelt
+// as identifiers (`i_1`, or with more underscores where that is taken).
+std::string printKernelSource(const Kernel &k, const std::string &name);
+
 } // namespace tk::ir

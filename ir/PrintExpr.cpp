@@ -30,16 +30,20 @@ static std::string formatFloat(double v) {
   return s;
 }
 
-static void print(std::ostream &os, const Expr &e, int ctx);
+// IR: reductions as `sum(k < K: body)` (what every dump shows); Source: as
+// `.tk` spells them, `(sum(k < K) body)` (printKernelSource).
+enum class Style { IR, Source };
 
-static void printArgs(std::ostream &os, const std::vector<Expr> &args) {
+static void print(std::ostream &os, const Expr &e, int ctx, Style style);
+
+static void printArgs(std::ostream &os, const std::vector<Expr> &args, Style style) {
   for (size_t i = 0; i < args.size(); ++i) {
     if (i) os << ", ";
-    print(os, args[i], 0);
+    print(os, args[i], 0, style);
   }
 }
 
-static void print(std::ostream &os, const Expr &e, int ctx) {
+static void print(std::ostream &os, const Expr &e, int ctx, Style style) {
   if (!e) {
     os << "<null>";
     return;
@@ -55,18 +59,18 @@ static void print(std::ostream &os, const Expr &e, int ctx) {
   case ExprKind::Hole: os << "?" << e->holeId; break;
   case ExprKind::Unary:
     os << (e->unOp == UnOp::Neg ? "-" : "!");
-    print(os, e->args[0], 7);
+    print(os, e->args[0], 7, style);
     break;
   case ExprKind::Binary:
     if (prec == 7) {
       os << binOpSymbol(e->binOp) << '(';
-      printArgs(os, e->args);
+      printArgs(os, e->args, style);
       os << ')';
     } else {
       // Left-associative: the right operand needs parentheses at equal precedence.
-      print(os, e->args[0], prec);
+      print(os, e->args[0], prec, style);
       os << ' ' << binOpSymbol(e->binOp) << ' ';
-      print(os, e->args[1], prec + 1);
+      print(os, e->args[1], prec + 1, style);
     }
     break;
   case ExprKind::Select:
@@ -79,35 +83,35 @@ static void print(std::ostream &os, const Expr &e, int ctx) {
     else if (e->kind == ExprKind::Shuffle) os << shuffleOpName(e->shuffleOp);
     else os << scalarTypeName(e->type);
     os << '(';
-    printArgs(os, e->args);
+    printArgs(os, e->args, style);
     os << ')';
     break;
   case ExprKind::Load: {
     bool guarded = e->pad || e->pred;
     if (guarded && !paren) os << '(';
     os << e->tensor->name << '[';
-    printArgs(os, e->args);
+    printArgs(os, e->args, style);
     os << ']';
     if (e->pred) {
       os << " when ";
-      print(os, e->pred, 0);
+      print(os, e->pred, 0, style);
     }
     if (e->pad) {
       os << " else ";
-      print(os, e->pad, 0);
+      print(os, e->pad, 0, style);
     }
     if (guarded && !paren) os << ')';
     break;
   }
   case ExprKind::Reduce:
-    os << reduceOpName(e->reduceOp) << '(';
+    os << (style == Style::Source ? "(" : "") << reduceOpName(e->reduceOp) << '(';
     for (size_t i = 0; i < e->rvars.size(); ++i) {
       if (i) os << ", ";
       os << e->rvars[i].name << " < ";
-      print(os, e->rvars[i].extent, 4);
+      print(os, e->rvars[i].extent, 4, style);
     }
-    os << ": ";
-    print(os, e->args[0], 0);
+    os << (style == Style::Source ? ") " : ": ");
+    print(os, e->args[0], 0, style);
     os << ')';
     break;
   }
@@ -116,7 +120,13 @@ static void print(std::ostream &os, const Expr &e, int ctx) {
 
 std::string printExpr(const Expr &e) {
   std::ostringstream os;
-  print(os, e, 0);
+  print(os, e, 0, Style::IR);
+  return os.str();
+}
+
+std::string printExprSource(const Expr &e) {
+  std::ostringstream os;
+  print(os, e, 0, Style::Source);
   return os.str();
 }
 

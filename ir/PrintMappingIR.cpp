@@ -3,6 +3,10 @@
 #include "ir/MappingIR.h"
 #include "ir/PrintTypes.h"
 
+#include <cctype>
+#include <map>
+#include <regex>
+#include <set>
 #include <sstream>
 
 namespace tk::ir {
@@ -34,6 +38,11 @@ std::string_view gpuIntrinsicName(GpuIntrinsic g) {
 namespace {
 struct Printer {
   std::ostringstream os;
+  bool source = false; // reductions as `.tk` spells them (printKernelSource)
+
+  // Values and conditions (indices, extents and mapping dims hold no
+  // reduction, so their IR text is already source).
+  std::string expr(const Expr &e) const { return source ? printExprSource(e) : printExpr(e); }
 
   void pad(int depth) { os << std::string(2 * depth, ' '); }
 
@@ -84,7 +93,7 @@ struct Printer {
       return;
     case MStmt::Kind::Store:
       pad(depth);
-      os << printAccess(*s->tensor, s->indices) << ' ' << accumSymbol(s->accum) << ' ' << printExpr(s->value)
+      os << printAccess(*s->tensor, s->indices) << ' ' << accumSymbol(s->accum) << ' ' << expr(s->value)
          << (s->stream ? " stream;\n" : ";\n");
       return;
     case MStmt::Kind::Sync:
@@ -98,12 +107,12 @@ struct Printer {
     case MStmt::Kind::Intrinsic:
       pad(depth);
       os << gpuIntrinsicName(s->intrinsic) << '(';
-      for (size_t i = 0; i < s->operands.size(); ++i) os << (i ? ", " : "") << printExpr(s->operands[i]);
+      for (size_t i = 0; i < s->operands.size(); ++i) os << (i ? ", " : "") << expr(s->operands[i]);
       os << ");\n";
       return;
     case MStmt::Kind::If:
       pad(depth);
-      os << "if (" << printExpr(s->cond) << ')';
+      os << "if (" << expr(s->cond) << ')';
       braced(s->thenS, depth);
       if (s->elseS) {
         os << " else";
@@ -137,6 +146,48 @@ std::string printKernel(const Kernel &k) {
   p.body(k.body, 1);
   p.os << "}\n";
   return p.os.str();
+}
+
+} // namespace tk::ir
+
+namespace tk::ir {
+
+std::string printKernelSource(const Kernel &k, const std::string &name) {
+  Printer p;
+  p.source = true;
+  p.os << "kernel " << name << " implements " << (k.op ? k.op->name : "?") << " on " << targetFamilyName(k.target)
+       << " {\n";
+  for (const Constraint &c : k.requires_) p.os << "  require " << printExpr(c.cond) << ";\n";
+  p.body(k.body, 1);
+  p.os << "}\n";
+  std::string text = p.os.str();
+  // Source names never hold a '.', so `x.n` is one of the frontend's
+  // unique loop names; it becomes the first free `x_n`, `x__n`, ...
+  static const std::regex ident("[A-Za-z_][A-Za-z0-9_]*");
+  std::set<std::string> used;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), ident); it != std::sregex_iterator(); ++it)
+    used.insert(it->str());
+  static const std::regex dotted("([A-Za-z_][A-Za-z0-9_]*)\\.([0-9]+)");
+  std::map<std::string, std::string> spelt;
+  std::string out;
+  auto last = text.cbegin();
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), dotted); it != std::sregex_iterator(); ++it) {
+    const std::smatch &m = *it;
+    // A float literal's digits (`1.5`) are not a name.
+    if (m.position(0) > 0 && std::isdigit(static_cast<unsigned char>(text[m.position(0) - 1]))) continue;
+    std::string &to = spelt[m.str()];
+    if (to.empty()) {
+      std::string sep = "_";
+      while (used.count(m.str(1) + sep + m.str(2))) sep += "_";
+      to = m.str(1) + sep + m.str(2);
+      used.insert(to);
+    }
+    out.append(last, m[0].first);
+    out += to;
+    last = m[0].second;
+  }
+  out.append(last, text.cend());
+  return out;
 }
 
 } // namespace tk::ir

@@ -209,12 +209,20 @@ public:
     using K = ast::Stmt::Kind;
     if (auto *s = dynamic_cast<TkParser::StoreStmtContext *>(c)) {
       auto st = newStmt(K::Store, at(c));
-      st->target = ident(s->name());
+      st->target = ident(s->name(0));
       st->hasIndices = s->idx != nullptr;
       auto es = s->expr();
       for (size_t i = 0; i + 1 < es.size(); ++i) st->indices.push_back(expr(es[i]));
       st->accum = s->assignOp()->getText();
       st->value = expr(es.back());
+      if (s->hint) st->hint = ident(s->hint);
+      return st;
+    }
+    if (auto *p = dynamic_cast<TkParser::PrefetchStmtContext *>(c)) {
+      auto st = newStmt(K::Prefetch, at(c));
+      st->scope = ident(p->name(0));
+      st->target = ident(p->name(1));
+      for (auto *e : p->expr()) st->indices.push_back(expr(e));
       return st;
     }
     if (auto *m = dynamic_cast<TkParser::MapForStmtContext *>(c)) {

@@ -81,7 +81,7 @@ std::optional<std::vector<std::string>> expandResponseFiles(const std::vector<st
 
 static std::optional<EmitKind> parseEmit(const std::string &v, std::string *error) {
   static const std::pair<const char *, EmitKind> kinds[] = {
-      {"ast", EmitKind::Ast},   {"tensor", EmitKind::Tensor}, {"mapping", EmitKind::Mapping},
+      {"ast", EmitKind::Ast},   {"tensor", EmitKind::Tensor}, {"mapping", EmitKind::Mapping}, {"kernel", EmitKind::Kernel},
       {"loop", EmitKind::Loop}, {"llvm", EmitKind::LLVM},     {"asm", EmitKind::Asm},
       {"obj", EmitKind::Obj},   {"header", EmitKind::Header}, {"ptx", EmitKind::Ptx}};
   for (const auto &[name, kind] : kinds)
@@ -89,7 +89,7 @@ static std::optional<EmitKind> parseEmit(const std::string &v, std::string *erro
   if (v == "sunway")
     *error = "--emit=" + v + " is not available in this build (target backend arrives in a later release)";
   else
-    *error = "invalid value '" + v + "' for --emit (expected ast, tensor, mapping, loop, llvm, asm, obj, header or ptx)";
+    *error = "invalid value '" + v + "' for --emit (expected ast, tensor, mapping, kernel, loop, llvm, asm, obj, header or ptx)";
   return std::nullopt;
 }
 
@@ -292,13 +292,14 @@ Compiles one .tk file (and the files it imports) for a CPU or CUDA target.
 Output:
   -o FILE                 output file ('-' = stdout); default: the input's
                           basename with .o/.ll/.s/.h in the current directory
-                          (ast/tensor/mapping/loop dumps default to stdout)
+                          (ast/tensor/mapping/kernel/loop dumps default to stdout)
   -o DIR/                 (a trailing '/') write into DIR, created if missing, as
                           BASENAME.ext; --emit=obj (the default) then writes the
                           object, the header and, for cuda targets, the PTX
-  --emit=KIND             ast | tensor | mapping | loop | llvm | asm | obj | header
-                          | ptx (default obj; ptx for cuda targets, asm for CPU ones);
-                          one kind per run
+  --emit=KIND             ast | tensor | mapping | kernel | loop | llvm | asm | obj
+                          | header | ptx (default obj; ptx for cuda targets, asm for
+                          CPU ones); one kind per run; kernel = the schedules
+                          chosen, as .tk kernels to paste and edit
   --header=FILE, -h FILE  also write the C header to FILE in the same run
   -O0 -O1 -O2 -O3         LLVM optimization level (default -O2)
   --target=NAME           host | x86_64 | x86_64-avx2 | x86_64-avx512

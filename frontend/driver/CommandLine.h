@@ -9,7 +9,7 @@
 
 namespace tk::driver {
 
-enum class EmitKind { Ast, Tensor, Mapping, Loop, LLVM, Asm, Obj, Header, Ptx };
+enum class EmitKind { Ast, Tensor, Mapping, Kernel, Loop, LLVM, Asm, Obj, Header, Ptx };
 enum class ColorMode { Auto, Always, Never };
 
 struct DriverOptions {

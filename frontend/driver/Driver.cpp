@@ -12,6 +12,7 @@
 #include "frontend/driver/OutputFile.h"
 #include "frontend/driver/RankingOptions.h"
 #include "frontend/driver/TrainCostModel.h"
+#include "ir/SpellReductions.h"
 #include "frontend/driver/Tune.h"
 #include "scheduler/Pipeline.h"
 #include "scheduler/construct/HardwareDesc.h"
@@ -236,9 +237,15 @@ Compiled emitFromModule(const DriverOptions &o, const Input &in, const ir::Modul
   po.swtvmLdmSizing = o.swtvmLdmSizing;
   po.sunwayDoubleBuffer = o.sunwayDoubleBuffer;
   po.checkMappings = o.checkMappings;
-  if (o.emit == EmitKind::Mapping) {
+  if (o.emit == EmitKind::Mapping || o.emit == EmitKind::Kernel) {
     std::vector<std::string> kernels;
-    for (const ir::KernelPtr &k : scheduleModule(*m, po, diags)) kernels.push_back(ir::printKernel(*k));
+    if (o.emit == EmitKind::Kernel)
+      kernels.push_back(fmt::format("// The schedules tkc chose for {} (--target={}): paste a kernel into a file that\n"
+                                    "// defines or imports its op; it is exported under its own name (docs/driver.md).\n",
+                                    fs::path(in.name).filename().string(), o.target));
+    for (const ir::KernelPtr &k : scheduleModule(*m, po, diags))
+      kernels.push_back(o.emit == EmitKind::Mapping ? ir::printKernel(*k)
+                        : ir::printKernelSource(*ir::spellReductions(*k), k->synthesized ? k->name + "_schedule" : k->name));
     if (diags.hasErrors()) return std::nullopt;
     return oneFile(joined(kernels), "");
   }

@@ -383,6 +383,35 @@ HW
   expect_rc 1 "$TKC" --print-hw --hw=./missing.hw
   grep -q 'cannot read hardware description' err.txt || fail "missing --hw: $(cat err.txt)"
   ;;
+kernel_hints)
+  # `stream` stores and `prefetch` (what constructed CPU kernels print,
+  # --emit=kernel) parse in kernels and are refused where they mean nothing.
+  cat >h.tk <<'TK'
+op twice(X: f32[N]) -> Y: f32[N] { Y[i] = X[i] * 2.0; }
+kernel twice_hinted implements twice on cpu {
+  for (i) in spatial(N) on cores { prefetch X[i]; Y[i] = X[i] * 2.0 stream; }
+}
+TK
+  expect_rc 0 "$TKC" h.tk --emit=mapping -o -
+  grep -q 'prefetch X\[i\];' out.txt || fail "prefetch lost"
+  grep -q 'Y\[i\] = X\[i\] \* 2.0 stream;' out.txt || fail "stream lost"
+  sed 's/ stream;/ fast;/' h.tk >bad.tk
+  expect_rc 1 "$TKC" bad.tk --emit=mapping -o -
+  grep -q "unknown store hint 'fast' (expected stream, a non-temporal store)" err.txt || fail "hint message"
+  sed 's/prefetch X/preload X/' h.tk >bad.tk
+  expect_rc 1 "$TKC" bad.tk --emit=mapping -o -
+  grep -q "unknown statement 'preload' (expected prefetch T\[..\] or a store)" err.txt || fail "prefetch message"
+  sed 's/on cpu {/on cuda {/; s/on cores/on blocks/' h.tk >gpu.tk
+  expect_rc 1 "$TKC" gpu.tk --target=cuda --emit=mapping -o -
+  grep -q "'prefetch' is for cpu kernels" err.txt || fail "cuda prefetch message"
+  grep -q "'stream' stores are for cpu kernels" err.txt || fail "cuda stream message"
+  printf 'op t(X: f32[N]) -> Y: f32[N] { Y[i] = X[i] stream; }\n' >op.tk
+  expect_rc 1 "$TKC" op.tk --emit=mapping -o -
+  grep -q "a store hint ('stream') belongs in a kernel, not in an op body" err.txt || fail "op hint message"
+  # --emit=kernel: default schedules with their reductions as loops.
+  expect_rc 0 "$TKC" h.tk --emit=kernel -o -
+  grep -q '^kernel twice_hinted implements twice on cpu {' out.txt || fail "user kernel not printed"
+  ;;
 dump_after_each_pass)
   # The scheduler's IR after every pass goes to stderr; the output is as
   # without the flag.
