@@ -176,13 +176,18 @@ private:
         diags_.error(s.hint.loc, "unknown store hint '" + s.hint.name + "' (expected stream, a non-temporal store)");
         return nullptr;
       }
-      if (kernel_->target != ir::TargetFamily::Cpu) {
-        diags_.error(s.hint.loc, "'stream' stores are for cpu kernels");
-        return nullptr;
-      }
+      if (!onCpu(s.hint.loc, "'stream' stores are for cpu kernels")) return nullptr;
       m->stream = true;
     }
     return m->value ? m : nullptr;
+  }
+
+  // Whether the kernel is for cpu, where cache hints mean something; else
+  // the located error `message`.
+  bool onCpu(SourceLoc loc, const std::string &message) {
+    if (kernel_->target == ir::TargetFamily::Cpu) return true;
+    diags_.error(loc, message);
+    return false;
   }
 
   // `prefetch T[i, ..];`: a hint that the element is read soon (cpu).
@@ -191,10 +196,7 @@ private:
       diags_.error(s.scope.loc, "unknown statement '" + s.scope.name + "' (expected prefetch T[..] or a store)");
       return nullptr;
     }
-    if (kernel_->target != ir::TargetFamily::Cpu) {
-      diags_.error(s.scope.loc, "'prefetch' is for cpu kernels");
-      return nullptr;
-    }
+    if (!onCpu(s.scope.loc, "'prefetch' is for cpu kernels")) return nullptr;
     Binding *b = scope_.lookup(s.target.name);
     if (!b || b->kind != Binding::Kind::Tensor) {
       diags_.error(s.target.loc, "prefetch of unknown tensor '" + s.target.name + "'" +

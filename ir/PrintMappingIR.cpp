@@ -3,9 +3,9 @@
 #include "ir/MappingIR.h"
 #include "ir/PrintTypes.h"
 
+#include <algorithm>
 #include <cctype>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -152,6 +152,67 @@ std::string printKernel(const Kernel &k) {
 
 namespace tk::ir {
 
+namespace {
+
+bool identStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool identChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Source names never hold a '.', so an identifier followed by `.n` (digits)
+// is one of the frontend's unique loop names; each becomes the first free
+// `x_n`, `x__n`, ... (free: no identifier of the text spells it).
+std::string spellUniqueNames(const std::string &text) {
+  struct Token {
+    size_t begin, end;
+    bool dotted;
+  };
+  std::vector<Token> tokens;
+  std::set<std::string> used;
+  for (size_t i = 0; i < text.size();) {
+    // A number's digits and exponent (`1.5`, `1e-05`) are not names.
+    if (std::isdigit(static_cast<unsigned char>(text[i]))) {
+      while (i < text.size() && (identChar(text[i]) || text[i] == '.')) ++i;
+      continue;
+    }
+    if (!identStart(text[i])) {
+      ++i;
+      continue;
+    }
+    size_t b = i;
+    while (i < text.size() && identChar(text[i])) ++i;
+    used.insert(text.substr(b, i - b));
+    size_t d = i + 1;
+    while (i < text.size() && text[i] == '.' && d < text.size() && std::isdigit(static_cast<unsigned char>(text[d]))) {
+      while (d < text.size() && std::isdigit(static_cast<unsigned char>(text[d]))) ++d;
+      i = d;
+      d = i + 1;
+    }
+    tokens.push_back({b, i, text.find('.', b) < i});
+  }
+  std::map<std::string, std::string> spelt;
+  std::string out;
+  size_t last = 0;
+  for (const Token &t : tokens) {
+    if (!t.dotted) continue;
+    std::string name = text.substr(t.begin, t.end - t.begin);
+    std::string &to = spelt[name];
+    if (to.empty()) {
+      size_t dot = name.find('.');
+      std::string sep = "_", stem = name.substr(0, dot), rest = name.substr(dot + 1);
+      std::replace(rest.begin(), rest.end(), '.', '_');
+      while (used.count(stem + sep + rest)) sep += "_";
+      to = stem + sep + rest;
+      used.insert(to);
+    }
+    out.append(text, last, t.begin - last);
+    out += to;
+    last = t.end;
+  }
+  out.append(text, last, std::string::npos);
+  return out;
+}
+
+} // namespace
+
 std::string printKernelSource(const Kernel &k, const std::string &name) {
   Printer p;
   p.source = true;
@@ -160,34 +221,7 @@ std::string printKernelSource(const Kernel &k, const std::string &name) {
   for (const Constraint &c : k.requires_) p.os << "  require " << printExpr(c.cond) << ";\n";
   p.body(k.body, 1);
   p.os << "}\n";
-  std::string text = p.os.str();
-  // Source names never hold a '.', so `x.n` is one of the frontend's
-  // unique loop names; it becomes the first free `x_n`, `x__n`, ...
-  static const std::regex ident("[A-Za-z_][A-Za-z0-9_]*");
-  std::set<std::string> used;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), ident); it != std::sregex_iterator(); ++it)
-    used.insert(it->str());
-  static const std::regex dotted("([A-Za-z_][A-Za-z0-9_]*)\\.([0-9]+)");
-  std::map<std::string, std::string> spelt;
-  std::string out;
-  auto last = text.cbegin();
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), dotted); it != std::sregex_iterator(); ++it) {
-    const std::smatch &m = *it;
-    // A float literal's digits (`1.5`) are not a name.
-    if (m.position(0) > 0 && std::isdigit(static_cast<unsigned char>(text[m.position(0) - 1]))) continue;
-    std::string &to = spelt[m.str()];
-    if (to.empty()) {
-      std::string sep = "_";
-      while (used.count(m.str(1) + sep + m.str(2))) sep += "_";
-      to = m.str(1) + sep + m.str(2);
-      used.insert(to);
-    }
-    out.append(last, m[0].first);
-    out += to;
-    last = m[0].second;
-  }
-  out.append(last, text.cend());
-  return out;
+  return spellUniqueNames(p.os.str());
 }
 
 } // namespace tk::ir

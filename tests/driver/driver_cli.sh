@@ -411,6 +411,23 @@ TK
   # --emit=kernel: default schedules with their reductions as loops.
   expect_rc 0 "$TKC" h.tk --emit=kernel -o -
   grep -q '^kernel twice_hinted implements twice on cpu {' out.txt || fail "user kernel not printed"
+  # Sibling loops named alike become i and i.1 in the mapping IR, i and i_1
+  # (no clash with the user's own i_1_ names) in the printed kernel.
+  cat >u.tk <<'TK'
+op twice(X: f32[N]) -> Y: f32[N] { Y[i] = X[i] * 2.0; }
+kernel twice_twice implements twice on cpu {
+  for (b) in spatial(cdiv(N, 4)) on cores {
+    for (i) in repeat(4) { Y[b*4 + i] = 0.0; }
+    for (i) in repeat(4) { Y[b*4 + i] += X[b*4 + i] * 2.0; }
+  }
+}
+TK
+  expect_rc 0 "$TKC" u.tk --emit=kernel -o k.tk
+  grep -q 'for (i_1) in repeat(4)' k.tk || fail "unique loop name not spelt as an identifier"
+  grep -q 'i\.1' k.tk && fail "a dotted name was printed"
+  sed 's/twice_twice/again/' k.tk >k2.tk
+  { echo 'import "u.tk";'; cat k2.tk; } >rt.tk
+  expect_rc 0 "$TKC" rt.tk --emit=mapping -o -
   ;;
 dump_after_each_pass)
   # The scheduler's IR after every pass goes to stderr; the output is as
