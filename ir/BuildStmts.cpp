@@ -47,6 +47,15 @@ MStmtPtr mPrefetch(TensorPtr t, std::vector<Expr> idx, SourceLoc loc) {
   return s;
 }
 
+MStmtPtr mSeqFor(std::string var, Expr end, MStmtPtr body, SourceLoc loc) {
+  MStmtPtr s = mStmt(MStmt::Kind::SeqFor, loc);
+  s->var = std::move(var);
+  s->begin = intImm(0);
+  s->end = std::move(end);
+  s->body = std::move(body);
+  return s;
+}
+
 MStmtPtr mIf(Expr cond, MStmtPtr thenS, MStmtPtr elseS, SourceLoc loc) {
   MStmtPtr s = mStmt(MStmt::Kind::If, loc);
   s->cond = std::move(cond);

@@ -88,6 +88,8 @@ MStmtPtr mMapFor(std::vector<std::string> vars, MappingAtom::Kind kind, std::vec
 MStmtPtr mStore(TensorPtr t, std::vector<Expr> idx, Expr value, AccumOp accum, SourceLoc loc = {});
 // prefetch t[idx...]: a hint that the element is read soon (LStmt's Prefetch)
 MStmtPtr mPrefetch(TensorPtr t, std::vector<Expr> idx, SourceLoc loc = {});
+// for var in 0..end { body }
+MStmtPtr mSeqFor(std::string var, Expr end, MStmtPtr body, SourceLoc loc = {});
 // if (cond) { thenS } else { elseS } (elseS may be null)
 MStmtPtr mIf(Expr cond, MStmtPtr thenS, MStmtPtr elseS, SourceLoc loc = {});
 // A scratch buffer the scheduler introduces (role Local) of `scope`, and the

@@ -102,14 +102,7 @@ private:
     for (const std::string &l : loops) open_.erase(l);
     inner.push_back(mStore(acc, {}, term, accumFor(r->reduceOp), loc));
     MStmtPtr nest = mBlock(std::move(inner), loc);
-    for (size_t i = loops.size(); i-- > 0;) {
-      MStmtPtr f = mStmt(MStmt::Kind::SeqFor, loc);
-      f->var = loops[i];
-      f->begin = intImm(0);
-      f->end = substitute(r->rvars[i].extent, renamed);
-      f->body = nest;
-      nest = f;
-    }
+    for (size_t i = loops.size(); i-- > 0;) nest = mSeqFor(loops[i], substitute(r->rvars[i].extent, renamed), nest, loc);
     out.push_back(nest);
     return load(acc, {});
   }

@@ -41,11 +41,24 @@ bool mentionsAny(const Expr &e, const std::set<std::string> &names) {
   return found;
 }
 
-Expr invariantGuards(const LStmtPtr &s, std::set<std::string> &texts) {
+std::set<std::string> namesBoundIn(const LStmtPtr &s) {
   std::set<std::string> inner{s->var};
   visitLStmt(s->body, [&](const LStmt &n) {
     if (n.kind == LStmt::Kind::For || n.kind == LStmt::Kind::Let) inner.insert(n.var);
   });
+  return inner;
+}
+
+LStmtPtr loopSlice(const LStmt &proto, const Expr &begin, const Expr &end, LStmtPtr body) {
+  auto s = std::make_shared<LStmt>(proto);
+  s->min = simplify(begin);
+  s->extent = simplify(sub(end, begin));
+  s->body = std::move(body);
+  return s;
+}
+
+Expr invariantGuards(const LStmtPtr &s, std::set<std::string> &texts) {
+  const std::set<std::string> inner = namesBoundIn(s);
   Expr all;
   auto take = [&](const Expr &pred) {
     if (!pred) return;

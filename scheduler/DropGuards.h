@@ -27,6 +27,14 @@ struct GuardRange {
 };
 std::optional<GuardRange> solveGuardAlong(const ir::Expr &g, const std::string &v);
 
+// The names bound inside loop `s`: its variable and the loops and lets of
+// its body.
+std::set<std::string> namesBoundIn(const ir::LStmtPtr &s);
+
+// A copy of loop `proto` over [begin, end) with `body`: one slice of a loop
+// split where its guards start or stop holding.
+ir::LStmtPtr loopSlice(const ir::LStmt &proto, const ir::Expr &begin, const ir::Expr &end, ir::LStmtPtr body);
+
 // Whether `e` mentions a variable named in `names`.
 bool mentionsAny(const ir::Expr &e, const std::set<std::string> &names);
 

@@ -46,14 +46,6 @@ std::optional<GuardRange> solveDomainEdge(const Expr &g, const std::string &v) {
   return solve(g, v, {}, true);
 }
 
-LStmtPtr loop(const LStmt &proto, Expr begin, Expr end, LStmtPtr body) {
-  auto s = std::make_shared<LStmt>(proto);
-  s->min = simplify(begin);
-  s->extent = simplify(sub(end, begin));
-  s->body = std::move(body);
-  return s;
-}
-
 // The constant step of a load's last index along v (0: it ignores v or the
 // load is not one; nullopt: v appears non-linearly). A trailing pair
 // [e / S, e % S] is the one index e (ir/FlatIndex.h: the flat pixel rows of
@@ -146,8 +138,8 @@ LStmtPtr partitionAlong(const LStmtPtr &s, const std::set<std::string> &outer) {
   // Clamp: begin <= lo <= hi <= end, whatever the window's bounds.
   Expr mid0 = simplify(binary(BinOp::Min, lo, end));
   Expr mid1 = simplify(binary(BinOp::Max, binary(BinOp::Min, hi, end), mid0));
-  return lBlock({loop(*s, s->min, mid0, s->body), loop(*s, mid0, mid1, dropGuards(s->body, proven)),
-                 loop(*s, mid1, end, s->body)},
+  return lBlock({loopSlice(*s, s->min, mid0, s->body), loopSlice(*s, mid0, mid1, dropGuards(s->body, proven)),
+                 loopSlice(*s, mid1, end, s->body)},
                 s->loc);
 }
 

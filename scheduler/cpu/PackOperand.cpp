@@ -27,12 +27,7 @@ PackedOperand packPanels(const Expr &operand, const PanelSpec &spec, SourceLoc l
 }
 
 MStmtPtr seqFor(const std::string &v, Expr end, MStmtPtr body, SourceLoc loc) {
-  MStmtPtr s = mStmt(MStmt::Kind::SeqFor, loc);
-  s->var = v;
-  s->begin = intImm(0);
-  s->end = simplify(std::move(end));
-  s->body = std::move(body);
-  return s;
+  return mSeqFor(v, simplify(std::move(end)), std::move(body), loc);
 }
 
 Expr loadPanel(const PackedOperand &p, Expr panel, Expr depth, Expr lane) {

@@ -1,10 +1,10 @@
 #include "scheduler/cuda/ConstructRowKernel.h"
 
 #include "ir/IRRewrite.h"
+#include "ir/Reduction.h"
 #include "ir/Simplify.h"
 #include "scheduler/FreshNames.h"
 
-#include <cmath>
 #include <map>
 
 namespace tk {
@@ -48,31 +48,6 @@ bool readsOwnRow(const Op &op, size_t s, const std::map<const TensorDecl *, size
     else if (n->args.size() == 2 && !isVar(n->args[1], column)) bad = "'" + name + "' is read at another column";
   });
   return bad.empty() || fail(reason, bad);
-}
-
-Expr identity(ReduceOp op) {
-  switch (op) {
-  case ReduceOp::Max: return floatImm(-INFINITY);
-  case ReduceOp::Min: return floatImm(INFINITY);
-  default: return floatImm(0);
-  }
-}
-
-AccumOp accumOf(ReduceOp op) {
-  return op == ReduceOp::Max ? AccumOp::Max : op == ReduceOp::Min ? AccumOp::Min : AccumOp::Add;
-}
-
-Expr combine(ReduceOp op, Expr a, Expr b) {
-  return binary(op == ReduceOp::Max ? BinOp::Max : op == ReduceOp::Min ? BinOp::Min : BinOp::Add, a, b);
-}
-
-MStmtPtr seqFor(const std::string &v, Expr end, MStmtPtr body, SourceLoc loc) {
-  MStmtPtr s = mStmt(MStmt::Kind::SeqFor, loc);
-  s->var = v;
-  s->begin = intImm(0);
-  s->end = std::move(end);
-  s->body = std::move(body);
-  return s;
 }
 
 } // namespace
@@ -127,7 +102,7 @@ KernelPtr constructRowKernel(const OpPtr &op, int warps) {
   const int64_t width = 32 * int64_t(warps);
   const Expr column = add(add(mul(var(stripV, VarKind::Loop), intImm(width)), mul(warp, intImm(32))), lane);
   auto overStrips = [&](MStmtPtr body, SourceLoc at) {
-    return seqFor(stripV, simplify(ceilDiv(columns, intImm(width))), std::move(body), at);
+    return mSeqFor(stripV, simplify(ceilDiv(columns, intImm(width))), std::move(body), at);
   };
 
   std::vector<MStmtPtr> allocs;
@@ -176,20 +151,20 @@ KernelPtr constructRowKernel(const OpPtr &op, int warps) {
       TensorPtr part = alloc(t->name + "_warps", warps, Scope::Shared);
       Expr term = readsResolved(substitute(r->args[0], {{r->rvars[0].name, column}}));
       std::vector<MStmtPtr> &mine = phases.back();
-      mine.push_back(set(acc, identity(op)));
+      mine.push_back(set(acc, reductionIdentity(op, ScalarType::F32)));
       // Past N the term's loads read 0 and `select` keeps the identity:
       // branch-free, unlike an `if`, whose tail loop made ptxas spill.
       Expr inRow = binary(BinOp::LT, column, columns);
-      mine.push_back(overStrips(set(acc, select(inRow, term, identity(op)), accumOf(op)), a.loc));
+      mine.push_back(overStrips(set(acc, select(inRow, term, reductionIdentity(op, ScalarType::F32)), accumFor(op)), a.loc));
       for (int d : {16, 8, 4, 2, 1})
-        mine.push_back(set(acc, combine(op, element(acc), shuffle(ShuffleOp::Xor, element(acc), intImm(d)))));
+        mine.push_back(set(acc, reductionCombine(op, element(acc), shuffle(ShuffleOp::Xor, element(acc), intImm(d)))));
       mine.push_back(mIf(binary(BinOp::EQ, lane, intImm(0)), mStore(part, {warp}, element(acc), AccumOp::None, loc), nullptr, loc));
       // After the barrier every thread combines the warps' values.
       phases.emplace_back();
       const std::string k = fresh("k");
-      phases.back().push_back(set(acc, identity(op)));
+      phases.back().push_back(set(acc, reductionIdentity(op, ScalarType::F32)));
       phases.back().push_back(mMapFor({k}, MappingAtom::Kind::Repeat, {intImm(warps)}, std::nullopt,
-                                      set(acc, load(part, {var(k, VarKind::Loop)}), accumOf(op)), loc));
+                                      set(acc, load(part, {var(k, VarKind::Loop)}), accumFor(op)), loc));
       value = transformExpr(value, [&](const Expr &n) { return n->kind == ExprKind::Reduce ? element(acc) : n; });
     }
     TensorPtr reg = alloc(t->name + "_row", 1, Scope::Register);

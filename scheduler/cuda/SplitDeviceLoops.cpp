@@ -12,9 +12,10 @@ using namespace ir;
 
 namespace {
 
-// Whether the threads of a warp must run `body`'s iterations in step: it
-// holds a barrier, an intrinsic (mma, ldmatrix, cp.async, atomics) or a
-// shuffle — or a loop, which makes the loop around it not innermost.
+// Whether a loop with `body` may run different iterations in different
+// lanes: false when the body holds a barrier, an intrinsic (mma, ldmatrix,
+// cp.async, atomics) or a shuffle, which the lanes of a warp must run
+// together — or a loop, which makes the loop around it not innermost.
 bool splittable(const LStmtPtr &body) {
   bool ok = true;
   visitLStmt(body, [&](const LStmt &n) {
@@ -29,23 +30,15 @@ bool splittable(const LStmtPtr &body) {
   return ok;
 }
 
-// The names bound inside loop `s` (its variable, lets and loops of its body).
-std::set<std::string> innerNames(const LStmtPtr &s) {
-  std::set<std::string> inner{s->var};
-  visitLStmt(s->body, [&](const LStmt &n) {
-    if (n.kind == LStmt::Kind::For || n.kind == LStmt::Kind::Let) inner.insert(n.var);
-  });
-  return inner;
-}
-
 // The upper bounds along s->var of the guard conjuncts and `if` and
-// `select` conditions affine in it (their texts go to `solved`), intersected into `hi`. False for a loop with a
-// lower bound too: a window that sticks out at both ends (pooling's and
-// convolution's `q*stride + s - pad`), a few iterations that three guarded
-// copies would cost more registers than they save.
+// `select` conditions affine in it (their texts go to `solved`),
+// intersected into `hi`. False for a loop with a lower bound too: a window
+// that sticks out at both ends (pooling's and convolution's
+// `q*stride + s - pad`), a few iterations whose guarded copies would cost
+// more registers than they save.
 bool boundsAlong(const LStmtPtr &s, std::set<std::string> &solved, Expr &hi) {
   bool window = false;
-  std::set<std::string> inner = innerNames(s);
+  std::set<std::string> inner = namesBoundIn(s);
   inner.erase(s->var);
   auto take = [&](const Expr &pred) {
     if (!pred) return;
@@ -99,14 +92,6 @@ LStmtPtr withoutProven(const LStmtPtr &body, const std::set<std::string> &proven
   });
 }
 
-LStmtPtr loopOver(const LStmtPtr &proto, const Expr &begin, const Expr &end, LStmtPtr body) {
-  auto s = std::make_shared<LStmt>(*proto);
-  s->min = simplify(begin);
-  s->extent = simplify(sub(end, begin));
-  s->body = std::move(body);
-  return s;
-}
-
 LStmtPtr split(const LStmtPtr &s) {
   std::set<std::string> invariant;
   Expr cond = invariantGuards(s, invariant);
@@ -118,10 +103,10 @@ LStmtPtr split(const LStmtPtr &s) {
   all.insert(affine.begin(), affine.end());
   LStmtPtr interior = withoutProven(s->body, all);
   const Expr begin = s->min, end = simplify(add(s->min, s->extent));
-  LStmtPtr versioned = loopOver(s, begin, end, interior);
+  LStmtPtr versioned = loopSlice(*s, begin, end, interior);
   if (hi) { // clamped so that begin <= mid <= end whatever the bound
     Expr mid = simplify(binary(BinOp::Max, binary(BinOp::Min, hi, end), begin));
-    versioned = lBlock({loopOver(s, begin, mid, interior), loopOver(s, mid, end, edges)}, s->loc);
+    versioned = lBlock({loopSlice(*s, begin, mid, interior), loopSlice(*s, mid, end, edges)}, s->loc);
   }
   return cond ? lIf(simplify(cond), versioned, s, s->loc) : versioned;
 }
@@ -133,8 +118,8 @@ public:
 
 protected:
   LStmtPtr mutateFor(const LStmtPtr &s) override {
-    bool constantTrips = constBounds(s->extent).has_value() &&
-                         constBounds(s->extent)->first == constBounds(s->extent)->second;
+    std::optional<std::pair<int64_t, int64_t>> trips = constBounds(s->extent);
+    bool constantTrips = trips && trips->first == trips->second;
     if (s->forKind == ForKind::Serial && !constantTrips && splittable(s->body)) return split(s);
     return LoopMutator::mutateFor(s);
   }

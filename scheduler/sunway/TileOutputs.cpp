@@ -25,12 +25,7 @@ MStmtPtr repeat(std::vector<std::string> names, std::vector<Expr> dims, MStmtPtr
 // (a tile or block clamped at the end of its dimension).
 MStmtPtr loop(const std::string &name, const Expr &n, MStmtPtr body, SourceLoc loc) {
   if (n->kind == ExprKind::IntImm) return repeat({name}, {n}, std::move(body), loc);
-  MStmtPtr f = mStmt(MStmt::Kind::SeqFor, loc);
-  f->var = name;
-  f->begin = intImm(0);
-  f->end = n;
-  f->body = std::move(body);
-  return f;
+  return mSeqFor(name, n, std::move(body), loc);
 }
 
 // The loops of one group (the tile's output offsets, the reduction blocks
