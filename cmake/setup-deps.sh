@@ -19,6 +19,8 @@ PKGS=(
   libdnnl-dev           # oneDNN: reference library for bench/ and tests
   libopenblas-dev       # OpenBLAS: reference library for bench/ and tests
   nlohmann-json3-dev    # nlohmann/json: the cost model's JSON Lines records (docs/records.md)
+  nodejs                # Node.js + npm: the browser and editor tests' tools (tests/npm)
+  chromium              # headless browser the `tkc explain` report is tested in (tests/explain)
 )
 EXTRAS=(afl++ python3-torch) # python3-torch: the PyTorch eager column of tk_ops_bench
 

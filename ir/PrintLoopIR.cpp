@@ -3,9 +3,11 @@
 // followed by its body at the same indentation (no braces), so lowered task
 // mappings do not drift to the right; elsewhere its body gets braces.
 #include "ir/LoopIR.h"
+#include "ir/PrintLoopIRLines.h"
 #include "ir/PrintTypes.h"
 #include "ir/Simplify.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace tk::ir {
@@ -13,6 +15,8 @@ namespace tk::ir {
 namespace {
 struct Printer {
   std::ostringstream os;
+  // Where each located statement's text begins, for printLoweredFuncLines.
+  std::vector<std::pair<std::streamoff, SourceLoc>> marks;
 
   void pad(int depth) { os << std::string(2 * depth, ' '); }
 
@@ -41,6 +45,7 @@ struct Printer {
 
   void stmt(const LStmtPtr &s, int depth, bool last) {
     if (!s) return;
+    if (s->loc.valid()) marks.emplace_back(os.tellp(), s->loc);
     pad(depth);
     switch (s->kind) {
     case LStmt::Kind::Block:
@@ -118,10 +123,8 @@ struct Printer {
     }
   }
 };
-} // namespace
 
-std::string printLoweredFunc(const LoweredFunc &f) {
-  Printer p;
+void print(const LoweredFunc &f, Printer &p) {
   p.os << "func " << f.name << '(';
   bool first = true;
   auto sep = [&] {
@@ -146,7 +149,28 @@ std::string printLoweredFunc(const LoweredFunc &f) {
   p.os << ") on " << targetFamilyName(f.target) << " {\n";
   p.body(f.body, 1);
   p.os << "}\n";
+}
+} // namespace
+
+std::string printLoweredFunc(const LoweredFunc &f) {
+  Printer p;
+  print(f, p);
   return p.os.str();
+}
+
+std::string printLoweredFuncLines(const LoweredFunc &f, std::vector<SourceLoc> *lineLocs) {
+  Printer p;
+  print(f, p);
+  std::string text = p.os.str();
+  lineLocs->assign(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1, SourceLoc{});
+  size_t line = 0;
+  std::streamoff at = 0;
+  for (const auto &[offset, loc] : p.marks) {
+    for (; at < offset; ++at)
+      if (text[static_cast<size_t>(at)] == '\n') ++line;
+    if (!(*lineLocs)[line].valid()) (*lineLocs)[line] = loc;
+  }
+  return text;
 }
 
 } // namespace tk::ir

@@ -12,6 +12,7 @@
 #include "frontend/driver/OutputFile.h"
 #include "frontend/driver/RankingOptions.h"
 #include "frontend/driver/TrainCostModel.h"
+#include "frontend/driver/explain/ExplainCommand.h"
 #include "ir/SpellReductions.h"
 #include "frontend/driver/Tune.h"
 #include "scheduler/Pipeline.h"
@@ -327,6 +328,12 @@ int run(const std::vector<std::string> &rawArgs, const std::string &exePath, Sou
   if (!args) throw UsageError{error};
   if (!args->empty() && args->front() == "train-cost-model")
     return trainCostModelCommand(std::vector<std::string>(args->begin() + 1, args->end()), sm, diags);
+  // `tkc explain FILE [--measure] [options]`: the compile options, and a report.
+  bool explain = !args->empty() && args->front() == "explain", measure = false;
+  if (explain) {
+    args->erase(args->begin());
+    measure = std::erase(*args, std::string("--measure")) > 0;
+  }
   auto opts = parseCommandLine(*args, &error);
   if (!opts) throw UsageError{error};
   const DriverOptions &o = *opts;
@@ -352,6 +359,11 @@ int run(const std::vector<std::string> &rawArgs, const std::string &exePath, Sou
   const backend::Backend &be = *backend::findBackend(target->desc.family);
   const std::string stdlib = stdlibDir(o, exePath);
   if (o.printHardware) return printHardware(o, be, *target, stdlib, sm, diags);
+  if (explain) {
+    int status = explainFile(o, measure, be, *target, stdlib, sm, diags, &error);
+    if (status < 0) throw UsageError{error};
+    return status;
+  }
   checkEmitKind(o, be);
   std::optional<Input> in = openInput(o.input, &error);
   if (!in) throw UsageError{error};

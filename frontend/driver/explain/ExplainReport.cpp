@@ -1,0 +1,166 @@
+#include "frontend/driver/explain/ExplainReport.h"
+
+#include "frontend/driver/explain/HtmlText.h"
+#include "frontend/driver/explain/ReportAssets.h"
+#include "frontend/driver/explain/TraceTable.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <sstream>
+
+namespace tk::explain {
+
+namespace {
+
+std::string where(const SourceManager &sm, SourceLoc loc) {
+  if (!loc.valid()) return "";
+  return fmt::format("{}:{}", std::filesystem::path(sm.path(loc.file)).filename().string(), loc.line);
+}
+
+const char *severityName(Severity s) {
+  switch (s) {
+  case Severity::Error: return "error";
+  case Severity::Warning: return "warning";
+  case Severity::Note: return "note";
+  }
+  return "note";
+}
+
+std::string diagnosticsHtml(const ReportInput &in, const DiagEngine &diags) {
+  if (in.diagnostics.empty()) return "<p>None: the file compiled without errors or warnings.</p>";
+  std::string out = "<ul class=\"diagnostics\">";
+  for (const Diagnostic &d : in.diagnostics)
+    out += fmt::format("<li class=\"diag-{}\"><pre>{}</pre></li>", severityName(d.severity),
+                       escapeHtml(diags.renderText(d)));
+  return out + "</ul>";
+}
+
+std::string statementsHtml(const ExportReport &e, const SourceManager &sm) {
+  std::string out = "<table class=\"fusion\"><tr><th>statement</th><th>where</th><th>outcome</th></tr>";
+  for (const StatementFate &s : e.statements)
+    out += fmt::format("<tr{}><td><code>{}</code></td><td>{}</td><td>{}</td></tr>", s.refused ? " class=\"refused\"" : "",
+                       escapeHtml(s.text), escapeHtml(where(sm, s.loc)), escapeHtml(s.outcome));
+  return out + "</table>";
+}
+
+std::string picturesHtml(const ExportReport &e, const SourceManager &sm) {
+  if (e.pictures.empty())
+    return "<p>No task-mapping loop of this kernel is bound to workers: one worker runs it all.</p>";
+  std::string out;
+  for (const MappingPicture &p : e.pictures) {
+    out += fmt::format("<div class=\"mapping\" style=\"--depth: {}\"><code>{}</code> <span class=\"note\">({}) {}</span>",
+                       p.depth, escapeHtml(p.header), escapeHtml(where(sm, p.loc)), escapeHtml(p.note));
+    if (!p.svg.empty()) out += "<div>" + p.svg + "</div><div class=\"hover\">hover a task to see its worker</div>";
+    out += "</div>";
+  }
+  return out;
+}
+
+std::string panesHtml(const ExportReport &e, const SourceManager &sm) {
+  std::string out = "<div class=\"panes\"><div class=\"pane src code\">";
+  if (e.sourceFile >= 0) {
+    std::istringstream in(sm.contents(e.sourceFile));
+    int n = 0;
+    for (std::string l; std::getline(in, l);)
+      out += fmt::format("<span class=\"line\" data-line=\"{0}\"><span class=\"no\">{0}</span>{1}</span>", ++n,
+                         escapeHtml(l));
+  }
+  out += "</div><div class=\"pane ir code\">";
+  std::istringstream in(e.loopText);
+  size_t n = 0;
+  for (std::string l; std::getline(in, l); ++n) {
+    SourceLoc loc = n < e.loopLocs.size() ? e.loopLocs[n] : SourceLoc{};
+    bool linked = loc.valid() && loc.file == e.sourceFile;
+    out += fmt::format("<span class=\"line{}\"{}><span class=\"no\">{}</span>{}<span class=\"at\">{}</span></span>",
+                       loc.valid() ? "" : " unlinked", linked ? fmt::format(" data-src=\"{}\"", loc.line) : "", n + 1,
+                       escapeHtml(l), escapeHtml(where(sm, loc)));
+  }
+  return out + "</div></div>";
+}
+
+std::string rooflineHtml(const ExportReport &e) {
+  std::string out = rooflineSvg(e.roofs, e.work, e.measuredSeconds ? std::optional(e.work.ops / *e.measuredSeconds * 1e-9)
+                                                                   : std::nullopt);
+  out += "<table class=\"roof-figures\">";
+  auto row = [&](const std::string &k, const std::string &v) {
+    out += fmt::format("<tr><th>{}</th><td class=\"num\">{}</td></tr>", k, v);
+  };
+  if (!e.work.unknown.empty()) {
+    row("work", "not computed: no value for " + escapeHtml(e.work.unknown));
+  } else {
+    row("operations per call", fmt::format("{:.4g}", e.work.ops));
+    row("compulsory traffic", fmt::format("{:.4g} bytes", e.work.bytes));
+    row("arithmetic intensity", fmt::format("{:.3g} op/byte", e.work.intensity()));
+    row("machine peak", fmt::format("{:.4g} G op/s ({})", e.roofs.peakGops, ir::scalarTypeName(e.dtype)));
+    row("main-memory bandwidth", fmt::format("{:.4g} GB/s", e.roofs.bandwidthGBs));
+    row("ridge point", fmt::format("{:.3g} op/byte", e.roofs.ridge()));
+    double bound = e.roofs.attainable(e.work.intensity());
+    row("roofline bound", fmt::format("{:.4g} G op/s ({}-bound)", bound,
+                                      e.work.intensity() < e.roofs.ridge() ? "memory" : "compute"));
+    if (e.measuredSeconds)
+      row("measured", fmt::format("{:.4g} G op/s ({:.3g} ms per call, {:.0f}% of the bound)",
+                                  e.work.ops / *e.measuredSeconds * 1e-9, *e.measuredSeconds * 1e3,
+                                  100 * e.work.ops / *e.measuredSeconds * 1e-9 / bound));
+  }
+  if (!e.measureNote.empty()) row("measured", escapeHtml(e.measureNote));
+  return out + "</table>";
+}
+
+std::string exportHtml(const ExportReport &e, const SourceManager &sm) {
+  std::string steps;
+  for (const std::string &s : e.kernelSteps) steps += (steps.empty() ? "" : " &rarr; ") + escapeHtml(s);
+  std::string out = fmt::format("<section class=\"export\" id=\"export-{0}\"><h2><code>{0}</code></h2>", escapeHtml(e.symbol));
+  out += fmt::format("<table class=\"summary\"><tr><th>op</th><td><code>{}</code></td></tr>"
+                     "<tr><th>kernel</th><td><span class=\"kind\">{}</span> <code>{}</code></td></tr>"
+                     "<tr><th>scheduler steps</th><td>{}</td></tr></table>",
+                     escapeHtml(e.opName), escapeHtml(e.kernelKind), escapeHtml(e.kernelName), steps);
+  out += "<h3>The kernel, as .tk you can edit</h3><p>Paste it into a file that defines or imports the op and "
+         "compile it: it gives the same code (<code>tkc --emit=kernel</code>).</p>";
+  out += fmt::format("<pre class=\"kernel\">{}</pre>", escapeHtml(e.kernelSource));
+  out += "<h3>Fusion</h3>" + statementsHtml(e, sm);
+  out += "<h3>Who computes what</h3><p>Each task-mapping loop bound to workers, as its grid of tasks coloured by "
+         "worker; thick lines separate the tiles of the outer factor of a composed mapping.</p>" +
+         picturesHtml(e, sm);
+  out += "<h3>Lowered loops</h3><p>Click a line on either side to see its partners.</p>" + panesHtml(e, sm);
+  if (!e.codeKind.empty()) {
+    out += fmt::format("<h3>Hot loop ({})</h3>", escapeHtml(e.codeKind));
+    if (e.hotLoop)
+      out += fmt::format("<p>Innermost loop of <code>{}</code> with the most arithmetic ({} instructions), from line {}.</p>"
+                         "<pre class=\"hot-loop\">{}</pre>",
+                         escapeHtml(e.hotLoop->function), e.hotLoop->arithmetic, e.hotLoop->firstLine,
+                         escapeHtml(e.hotLoop->text));
+    else out += "<p>The generated code of this export has no loop.</p>";
+  }
+  out += "<h3>Roofline</h3>" + rooflineHtml(e);
+  return out + "</section>";
+}
+
+} // namespace
+
+std::string renderReport(const ReportInput &in, const SourceManager &sm, const DiagEngine &diags) {
+  std::string sizes;
+  for (const auto &[name, v] : in.sizes) sizes += fmt::format("{}{} = {}", sizes.empty() ? "" : ", ", name, v);
+  std::string title = "tkc explain: " + std::filesystem::path(in.inputName).filename().string();
+  std::string out = fmt::format("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title>"
+                                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                                "<style>{}</style></head><body><h1>{}</h1>",
+                                escapeHtml(title), kReportStyle, escapeHtml(title));
+  out += fmt::format("<p>Target <code>{}</code>, hardware <code>{}</code>. Pictures and the roofline use {}.</p>",
+                     escapeHtml(in.target), escapeHtml(in.hardware),
+                     sizes.empty() ? "no sizes (the ops have none)" : escapeHtml(sizes));
+  out += "<nav><ul>";
+  for (const ExportReport &e : in.exports)
+    out += fmt::format("<li><a href=\"#export-{0}\">{0}</a></li>", escapeHtml(e.symbol));
+  if (!in.constructTrace.empty()) out += "<li><a href=\"#construction\">construction</a></li>";
+  out += "</ul></nav><h2>Diagnostics</h2>" + diagnosticsHtml(in, diags);
+  for (const ExportReport &e : in.exports) out += exportHtml(e, sm);
+  if (!in.constructTrace.empty())
+    out += "<section id=\"construction\" class=\"trace\"><h2>Construction</h2><p>The construction optimizer's path "
+           "(its first chain) and the ranked top_results; open a step to see every action it weighed.</p>" +
+           traceHtml(in.constructTrace) + "</section>";
+  out += fmt::format("<script>{}</script></body></html>\n", kReportScript);
+  return out;
+}
+
+} // namespace tk::explain

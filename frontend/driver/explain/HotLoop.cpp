@@ -1,0 +1,118 @@
+#include "frontend/driver/explain/HotLoop.h"
+
+#include <map>
+#include <sstream>
+#include <vector>
+
+namespace tk::explain {
+
+namespace {
+
+std::vector<std::string> splitLines(const std::string &text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  return lines;
+}
+
+bool startsWith(const std::string &s, const std::string &p) { return s.compare(0, p.size(), p) == 0; }
+
+// The function a line opens, or "": x86 assembly declares each one with
+// `.type NAME,@function` (task bodies outlined from an export are local:
+// `.Lmm.tile0`), PTX opens it with an `.entry` or `.func` header.
+std::string functionOpened(const std::string &line) {
+  if (size_t type = line.find(".type"); type != std::string::npos && line.find("@function") != std::string::npos) {
+    size_t begin = line.find_first_not_of(" \t", type + 5), end = line.find(',', begin);
+    std::string name = line.substr(begin, end - begin);
+    return startsWith(name, ".L") ? name.substr(2) : name;
+  }
+  for (const char *kw : {".entry ", ".func "}) {
+    size_t at = line.find(kw);
+    if (at == std::string::npos || line.find('(') == std::string::npos) continue;
+    size_t begin = at + std::string(kw).size();
+    size_t end = line.find_first_of(" (", begin);
+    return line.substr(begin, end - begin);
+  }
+  return "";
+}
+
+bool closesFunction(const std::string &line) { return startsWith(line, ".Lfunc_end") || line == "}"; }
+
+// A local label a line defines (`.LBB0_3:`, `$L__BB0_3:`), or "".
+std::string labelDefined(const std::string &line) {
+  if (line.empty() || line.back() != ':' || (line[0] != '.' && line[0] != '$')) return "";
+  return line.substr(0, line.size() - 1);
+}
+
+// The instruction's mnemonic and first operand: leading blanks and a PTX
+// guard predicate (`@%p1`, `@!%p1`) skipped.
+std::pair<std::string, std::string> instruction(const std::string &line) {
+  std::istringstream in(line);
+  std::string mnemonic, operand;
+  in >> mnemonic;
+  if (!mnemonic.empty() && mnemonic[0] == '@') in >> mnemonic;
+  in >> operand;
+  if (!operand.empty() && operand.back() == ';') operand.pop_back();
+  return {mnemonic, operand};
+}
+
+// The label a branch on this line jumps to (x86 `jne .LBB0_3`, PTX
+// `bra.uni $L__BB0_3;`), or "".
+std::string branchTarget(const std::string &line) {
+  auto [mnemonic, operand] = instruction(line);
+  bool branch = (!mnemonic.empty() && mnemonic[0] == 'j') || mnemonic == "bra" || mnemonic == "bra.uni";
+  return branch && !operand.empty() && (operand[0] == '.' || operand[0] == '$') ? operand : "";
+}
+
+// Whether the instruction does the arithmetic a kernel is for: vector FMAs,
+// multiplies and adds, byte dot products (x86); FMAs, MMAs, float
+// multiplies and adds (PTX).
+bool isArithmetic(const std::string &line) {
+  std::string mnemonic = instruction(line).first;
+  for (const char *p : {"vfmadd", "vfnmadd", "vfmsub", "vpdpbusd", "vmulp", "vaddp", "vmuls", "vadds", "fma.",
+                        "mma.", "wgmma.", "mul.f", "mul.rn.f", "add.f", "add.rn.f"})
+    if (startsWith(mnemonic, p)) return true;
+  return false;
+}
+
+} // namespace
+
+std::optional<HotLoop> findHotLoop(const std::string &text, const std::string &symbol) {
+  std::vector<std::string> lines = splitLines(text);
+  struct Loop {
+    size_t first, last;
+    std::string function;
+  };
+  std::vector<Loop> loops;
+  std::string function;
+  std::map<std::string, size_t> labels; // of the current function
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::string opened = functionOpened(lines[i]);
+    if (!opened.empty()) {
+      function = opened == symbol || startsWith(opened, symbol + ".") || startsWith(opened, symbol + "_k") ? opened : "";
+      labels.clear();
+      continue;
+    }
+    if (closesFunction(lines[i])) function.clear();
+    if (function.empty()) continue;
+    if (std::string l = labelDefined(lines[i]); !l.empty()) labels[l] = i;
+    if (std::string t = branchTarget(lines[i]); !t.empty())
+      if (auto it = labels.find(t); it != labels.end()) loops.push_back({it->second, i, function});
+  }
+  std::optional<HotLoop> best;
+  for (const Loop &l : loops) {
+    bool innermost = true;
+    for (const Loop &o : loops)
+      if (&o != &l && o.first >= l.first && o.last <= l.last) innermost = false;
+    if (!innermost) continue;
+    HotLoop h{l.function, static_cast<int>(l.first) + 1, "", 0};
+    for (size_t i = l.first; i <= l.last; ++i) {
+      h.text += lines[i] + "\n";
+      h.arithmetic += isArithmetic(lines[i]) ? 1 : 0;
+    }
+    if (!best || h.arithmetic > best->arithmetic) best = std::move(h);
+  }
+  return best;
+}
+
+} // namespace tk::explain

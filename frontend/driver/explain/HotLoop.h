@@ -1,0 +1,23 @@
+// The hot loop of an export in assembly or PTX text, for `tkc explain`:
+// among the loops (a label and a later branch back to it) of the functions
+// the export compiles to, the innermost one with the most arithmetic.
+#pragma once
+#include <optional>
+#include <string>
+
+namespace tk::explain {
+
+struct HotLoop {
+  std::string function; // the function holding it
+  int firstLine = 0;    // 1-based line of its label in the whole text
+  std::string text;     // its lines, label to back branch
+  int arithmetic = 0;   // vector/FMA/MMA instructions counted in it
+};
+
+// Looks in function `symbol` and those named `symbol.*` (x86 task bodies
+// outlined from it) or `symbol_kN` (its CUDA kernels), in x86 assembly (`name:` ...
+// `.Lfunc_end`) or PTX (`.entry name(` ... `}`). Nullopt when they have no
+// loop.
+std::optional<HotLoop> findHotLoop(const std::string &text, const std::string &symbol);
+
+} // namespace tk::explain

@@ -1,0 +1,228 @@
+// The pieces of `tkc explain`'s report: who runs which task (against the
+// lowering's own rule, ir::mappingTasks), the hot loop of assembly and PTX,
+// an op's work for the roofline, the trace table, and the loop IR's line
+// locations.
+#include <doctest/doctest.h>
+
+#include "frontend/Frontend.h"
+#include "frontend/driver/explain/HotLoop.h"
+#include "frontend/driver/explain/HtmlText.h"
+#include "frontend/driver/explain/MappingPictures.h"
+#include "frontend/driver/explain/RooflinePlot.h"
+#include "frontend/driver/explain/TraceTable.h"
+#include "ir/PrintLoopIRLines.h"
+#include "ir/Simplify.h"
+#include "ir/TaskMapping.h"
+#include "scheduler/Pipeline.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <sstream>
+
+using namespace tk;
+using namespace tk::ir;
+using namespace tk::explain;
+
+namespace {
+
+MappingAtom atom(MappingAtom::Kind kind, std::vector<int64_t> dims, std::vector<int> perm = {}) {
+  MappingAtom a;
+  a.kind = kind;
+  for (int64_t d : dims) a.dims.push_back(intImm(d));
+  a.perm = std::move(perm);
+  return a;
+}
+
+int64_t evaluate(const Expr &e, const std::vector<std::pair<std::string, Expr>> &env) {
+  int64_t v = 0;
+  REQUIRE(isConstInt(simplify(substitute(e, env)), &v));
+  return v;
+}
+
+// Every (worker, step) of `m` through ir::mappingTasks, as the lowering
+// runs them (steps counted in loop order), must be what taskOwner says of
+// the task it reaches, and every task is reached once.
+void checkAgainstLowering(const TaskMapping &m) {
+  std::vector<std::vector<int64_t>> dims;
+  for (const MappingAtom &a : m.atoms) {
+    std::vector<int64_t> &d = dims.emplace_back();
+    for (const Expr &e : a.dims) d.push_back(evaluate(e, {}));
+  }
+  int64_t workers = evaluate(m.numWorkers(), {});
+  MappingTasks tasks = mappingTasks(m, var("w", VarKind::Loop), [](size_t a, size_t d) {
+    return fmt::format("r{}_{}", a, d);
+  });
+  std::map<std::vector<int64_t>, int> reached;
+  for (int64_t w = 0; w < workers; ++w) {
+    std::vector<int64_t> extents;
+    for (const auto &l : tasks.loops) extents.push_back(evaluate(l.extent, {}));
+    std::vector<int64_t> idx(extents.size(), 0);
+    for (int64_t step = 0;; ++step) {
+      std::vector<std::pair<std::string, Expr>> env{{"w", intImm(w)}};
+      for (size_t i = 0; i < idx.size(); ++i) env.emplace_back(tasks.loops[i].var, intImm(idx[i]));
+      std::vector<int64_t> t;
+      for (const Expr &c : tasks.coords) t.push_back(evaluate(c, env));
+      std::optional<TaskOwner> o = taskOwner(m, dims, t);
+      REQUIRE(o);
+      CHECK(o->worker == w);
+      CHECK(o->step == step);
+      ++reached[t];
+      size_t i = idx.size();
+      while (i > 0 && ++idx[i - 1] == extents[i - 1]) idx[--i] = 0;
+      if (i == 0) break;
+    }
+  }
+  int64_t total = 1;
+  for (int64_t s : [&] {
+         std::vector<int64_t> shape(m.rank(), 1);
+         for (const auto &d : dims)
+           for (size_t k = 0; k < d.size(); ++k) shape[k] *= d[k];
+         return shape;
+       }())
+    total *= s;
+  CHECK(static_cast<int64_t>(reached.size()) == total);
+  for (const auto &[t, n] : reached) CHECK(n == 1);
+}
+
+} // namespace
+
+TEST_CASE("explain: taskOwner follows the lowering's task-mapping rule") {
+  using K = MappingAtom::Kind;
+  checkAgainstLowering({{atom(K::Spatial, {4, 2}), atom(K::Repeat, {2, 2})}});
+  checkAgainstLowering({{atom(K::Repeat, {2, 1}), atom(K::Spatial, {32, 8})}});
+  checkAgainstLowering({{atom(K::Spatial, {3, 5}, {1, 0}), atom(K::Repeat, {2, 3}, {1, 0}), atom(K::Spatial, {2, 2})}});
+  checkAgainstLowering({{atom(K::Spatial, {7})}});
+  checkAgainstLowering({{atom(K::Repeat, {2, 3, 2}), atom(K::Spatial, {2, 1, 3}, {2, 0, 1})}});
+  TaskMapping m{{atom(K::Spatial, {4, 2}), atom(K::Repeat, {2, 2})}};
+  CHECK_FALSE(taskOwner(m, {{4, 2}, {2, 2}}, {8, 0})); // outside the 8 x 4 task shape
+}
+
+TEST_CASE("explain: a kernel's worker-bound mappings become pictures at the report's sizes") {
+  std::string src = R"(
+op mm(A: f32[M, K], B: f32[K, N]) -> C: f32[M, N] { C[i, j] = sum(k) A[i, k] * B[k, j]; }
+kernel mmk implements mm on cpu {
+  for (bi, bj) in spatial(cdiv(M, 4), cdiv(N, 32)) on cores {
+    for (i, j) in repeat(4, 32) { C[bi*4 + i, bj*32 + j] = 0; }
+    for k in 0..K { for (i, j) in repeat(4, 32) { C[bi*4 + i, bj*32 + j] += A[bi*4 + i, k] * B[k, bj*32 + j]; } }
+  }
+}
+)";
+  SourceManager sm;
+  DiagEngine diags(sm);
+  std::ostringstream out;
+  diags.setStream(&out);
+  FrontendOptions fo;
+  fo.stdlibDir = TK_SOURCE_STDLIB_DIR;
+  std::optional<Module> mod = buildModule("t.tk", fo, sm, diags, nullptr, &src);
+  REQUIRE_MESSAGE(mod, out.str());
+  PipelineOptions po;
+  std::vector<KernelPtr> kernels = scheduleModule(*mod, po, diags);
+  REQUIRE(kernels.size() == 1);
+  std::vector<MappingPicture> pics = mappingPictures(*kernels[0], {{"M", 10}, {"N", 64}, {"K", 3}});
+  REQUIRE(pics.size() == 1);
+  CHECK(pics[0].header == "for (bi, bj) in spatial(cdiv(M, 4), cdiv(N, 32)) on cores");
+  CHECK(pics[0].loc.line == 4);
+  CHECK(pics[0].note.rfind("6 workers (cores), 1 task each", 0) == 0); // cdiv(10, 4) x cdiv(64, 32)
+  CHECK(pics[0].svg.find("data-task=\"2,1\" data-worker=\"5\"") != std::string::npos);
+  // Without a value for N nothing can be drawn, and the note says why.
+  std::vector<MappingPicture> unknown = mappingPictures(*kernels[0], {{"M", 10}});
+  REQUIRE(unknown.size() == 1);
+  CHECK(unknown[0].svg.empty());
+  CHECK(unknown[0].note.find("cdiv(N, 32)") != std::string::npos);
+
+  // The loop IR's lines carry the kernel's source lines.
+  std::vector<LoweredFunc> funcs = lowerModule(*mod, po, diags);
+  REQUIRE(funcs.size() == 2); // the op's export uses the kernel that implements it, as does mmk's
+  std::vector<SourceLoc> locs;
+  std::string text = printLoweredFuncLines(funcs[1], &locs);
+  CHECK(text == printLoweredFunc(funcs[1]));
+  std::istringstream lines(text);
+  size_t n = 0, linked = 0;
+  for (std::string l; std::getline(lines, l); ++n) {
+    REQUIRE(n < locs.size());
+    if (l.find("+=") != std::string::npos || l.find(" = C[") != std::string::npos) {
+      CHECK(locs[n].line == 6);
+      ++linked;
+    }
+    if (l.find("parallel for") != std::string::npos) CHECK(locs[n].line == 4);
+  }
+  CHECK(linked >= 1);
+}
+
+TEST_CASE("explain: the hot loop is the innermost loop with the most arithmetic of the export's functions") {
+  std::string x86 = "\t.type\tmm,@function\nmm:\n.LBB0_1:\n\tvfmadd231ps %zmm0, %zmm1, %zmm2\n\tjne .LBB0_1\n"
+                    ".Lfunc_end0:\n\t.type\t.Lmm.tile0,@function\n.Lmm.tile0:\n.LBB1_1:\n\taddq $1, %rax\n"
+                    ".LBB1_2:\n\tvfmadd231ps %zmm0, %zmm1, %zmm2\n\tvfmadd231ps %zmm0, %zmm1, %zmm3\n\tjb .LBB1_2\n"
+                    "\tjmp .LBB1_1\n.Lfunc_end1:\n\t.type\tother,@function\nother:\n.LBB2_1:\n\tvfmadd231ps %zmm0, %zmm1, %zmm2\n"
+                    "\tvfmadd231ps %zmm0, %zmm1, %zmm2\n\tvfmadd231ps %zmm0, %zmm1, %zmm2\n\tjne .LBB2_1\n.Lfunc_end2:\n";
+  std::optional<HotLoop> h = findHotLoop(x86, "mm");
+  REQUIRE(h);
+  CHECK(h->function == "mm.tile0");
+  CHECK(h->arithmetic == 2);
+  CHECK(h->firstLine == 11);
+  CHECK(h->text.rfind(".LBB1_2:", 0) == 0);
+  CHECK_FALSE(findHotLoop(x86, "absent"));
+
+  std::string ptx = ".visible .entry k_k0(\n\t.param .u64 p\n)\n{\n$L__BB0_1:\n\tfma.rn.f32 %f1, %f2, %f3, %f1;\n"
+                    "\t@%p1 bra $L__BB0_1;\n\tret;\n}\n";
+  h = findHotLoop(ptx, "k");
+  REQUIRE(h);
+  CHECK(h->function == "k_k0");
+  CHECK(h->arithmetic == 1);
+}
+
+TEST_CASE("explain: an op's work and the machine's roofs") {
+  std::string src = "op mm(A: f32[M, K], B: f32[K, N]) -> C: f32[M, N] { C[i, j] = sum(k) A[i, k] * B[k, j]; }\n"
+                    "op axpy(a: f32, X: f32[N], Y: f32[N]) -> Z: f32[N] { Z[i] = a * X[i] + Y[i]; }\n";
+  SourceManager sm;
+  DiagEngine diags(sm);
+  std::ostringstream out;
+  diags.setStream(&out);
+  FrontendOptions fo;
+  fo.stdlibDir = TK_SOURCE_STDLIB_DIR;
+  std::optional<Module> mod = buildModule("t.tk", fo, sm, diags, nullptr, &src);
+  REQUIRE_MESSAGE(mod, out.str());
+  REQUIRE(mod->ops.size() == 2);
+  OpWork mm = opWork(*mod->ops[0], {{"M", 8}, {"K", 5}, {"N", 3}});
+  CHECK(mm.unknown.empty());
+  CHECK(mm.ops == 2.0 * 8 * 5 * 3); // a multiply and an add per product
+  CHECK(mm.bytes == 4.0 * (8 * 5 + 5 * 3 + 8 * 3));
+  OpWork axpy = opWork(*mod->ops[1], {{"N", 100}});
+  CHECK(axpy.ops == 200);
+  CHECK(axpy.bytes == 4.0 * 300);
+  CHECK(opWork(*mod->ops[0], {{"M", 8}}).unknown != "");
+
+  construct::HardwareDesc hw;
+  hw.units = 4;
+  hw.gflopsF32 = 100;
+  hw.gflopsF16 = 400;
+  hw.levels.push_back({"dram", 1 << 30, 50, 100, 64, 0, 0, true, std::nullopt});
+  Roofs r = machineRoofs(hw, ScalarType::F32);
+  CHECK(r.peakGops == 400);
+  CHECK(r.bandwidthGBs == 50);
+  CHECK(machineRoofs(hw, ScalarType::F16).peakGops == 1600);
+  CHECK(r.attainable(1) == 50);
+  CHECK(r.attainable(100) == 400);
+  std::string svg = rooflineSvg(r, mm, 120.0);
+  CHECK(svg.find("class=\"op-modelled\"") != std::string::npos);
+  CHECK(svg.find("class=\"op-measured\"") != std::string::npos);
+  CHECK(rooflineSvg(r, mm, std::nullopt).find("op-measured") == std::string::npos);
+}
+
+TEST_CASE("explain: the construction trace becomes steps and a ranked table") {
+  std::string trace = "// construct mm for zen5-2c: nest mm (i=64)\nstep 0  state [1] [1]*\n"
+                      "    tile(i)                benefit 2          p 0.75\n"
+                      "    cache                  benefit 1          p 0.25\n  -> tile(i)  (kept in top_results)\n"
+                      "step 1  state [2] [2]*\n  no action fits: stop\nend of chain: [2] [2]*\n"
+                      "top_results ranked by the roofline estimate (2 of 3 visited states):\n"
+                      "  1. [2] [2]*  est 1.5 ms\n  2. [1] [1]*  est 2 ms\n// chosen: ?0 = 2 <x>\n";
+  std::string html = traceHtml(trace);
+  CHECK(html.find("<h4>construct mm for zen5-2c: nest mm (i=64)</h4>") != std::string::npos);
+  CHECK(html.find("step 0  state [1] [1]* &rarr; tile(i) (kept in top_results)") != std::string::npos);
+  CHECK(html.find("<tr class=\"chosen\"><td><code>tile(i)</code></td><td class=\"num\">2</td>") != std::string::npos);
+  CHECK(html.find("step 1  state [2] [2]* &rarr; no action fits: stop") != std::string::npos);
+  CHECK(html.find("<td>2</td><td><code>[1] [1]*</code></td><td class=\"num\">2 ms</td>") != std::string::npos);
+  CHECK(html.find("// chosen: ?0 = 2 &lt;x&gt;") != std::string::npos); // kept, escaped
+  CHECK(escapeHtml("a<b & 'c' \"d\">") == "a&lt;b &amp; &#39;c&#39; &quot;d&quot;&gt;");
+}
