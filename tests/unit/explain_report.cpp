@@ -216,7 +216,8 @@ TEST_CASE("explain: the construction trace becomes steps and a ranked table") {
                       "    cache                  benefit 1          p 0.25\n  -> tile(i)  (kept in top_results)\n"
                       "step 1  state [2] [2]*\n  no action fits: stop\nend of chain: [2] [2]*\n"
                       "top_results ranked by the roofline estimate (2 of 3 visited states):\n"
-                      "  1. [2] [2]*  est 1.5 ms\n  2. [1] [1]*  est 2 ms\n// chosen: ?0 = 2 <x>\n";
+                      "  1. [2] [2]*  est 1.5 ms\n  2. [1] [1]*  est 2 ms\nstep 0  state [3] [3]*\n"
+                      "  -> tile(i)\n// chosen: ?0 = 2 <x>\n";
   std::string html = traceHtml(trace);
   CHECK(html.find("<h4>construct mm for zen5-2c: nest mm (i=64)</h4>") != std::string::npos);
   CHECK(html.find("step 0  state [1] [1]* &rarr; tile(i) (kept in top_results)") != std::string::npos);
@@ -224,5 +225,7 @@ TEST_CASE("explain: the construction trace becomes steps and a ranked table") {
   CHECK(html.find("step 1  state [2] [2]* &rarr; no action fits: stop") != std::string::npos);
   CHECK(html.find("<td>2</td><td><code>[1] [1]*</code></td><td class=\"num\">2 ms</td>") != std::string::npos);
   CHECK(html.find("// chosen: ?0 = 2 &lt;x&gt;") != std::string::npos); // kept, escaped
+  // A second traversal after the ranked table closes the table first.
+  CHECK(html.find("2 ms</td>") < html.find("</tbody></table><details class=\"step\"><summary>step 0  state [3]"));
   CHECK(escapeHtml("a<b & 'c' \"d\">") == "a&lt;b &amp; &#39;c&#39; &quot;d&quot;&gt;");
 }

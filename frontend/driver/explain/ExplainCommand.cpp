@@ -8,6 +8,7 @@
 #include "frontend/driver/OutputFile.h"
 #include "frontend/driver/RankingOptions.h"
 #include "frontend/driver/explain/ExplainReport.h"
+#include "ir/IRRewrite.h"
 #include "ir/PrintLoopIRLines.h"
 #include "ir/SpellReductions.h"
 #include "scheduler/Pipeline.h"
@@ -15,9 +16,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <any>
 #include <filesystem>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 namespace tk::driver {
@@ -76,10 +79,17 @@ std::string trimmed(std::string_view s) {
   return b == std::string_view::npos ? "" : std::string(s.substr(b, e - b + 1));
 }
 
-std::vector<StatementFate> statementFates(const ir::Export &e, const std::vector<std::string> &steps,
+// What became of each statement of the export's op: a fusion refusal (a
+// warning at the statement) says why it stayed apart; otherwise an
+// intermediate that the kernel no longer stores was fused into its
+// readers, and one it still stores is a tensor of its own.
+std::vector<StatementFate> statementFates(const ir::Export &e, const ir::Kernel *k, const std::vector<std::string> &steps,
                                           const SourceManager &sm, const DiagEngine &diags) {
-  bool fusedStep = false;
-  for (const std::string &s : steps) fusedStep |= s == "FuseStatements" || s == "FuseRows" || s == "ConstructStages";
+  bool rows = std::find(steps.begin(), steps.end(), "FuseRows") != steps.end();
+  std::set<std::string> stored;
+  if (k) ir::visitMStmt(k->body, [&](const ir::MStmt &s) {
+    if (s.kind == ir::MStmt::Kind::Store) stored.insert(s.tensor->name);
+  });
   std::vector<StatementFate> out;
   for (const ir::Assign &a : e.op->body) {
     StatementFate f;
@@ -92,13 +102,15 @@ std::vector<StatementFate> statementFates(const ir::Export &e, const std::vector
         f.outcome = d.message;
       }
     if (f.refused) {
-    } else if (e.op->body.size() == 1) {
-      f.outcome = "the op's only statement";
     } else if (e.kernel) {
       f.outcome = "computed as the kernel writes it";
+    } else if (ir::isOutputOf(*e.op, a.target.get())) {
+      f.outcome = "writes the output " + a.target->name;
+    } else if (stored.count(a.target->name)) {
+      f.outcome = "stored: " + a.target->name + " is written to memory and read back by the statements after it" +
+                  (rows ? " (row fusion computes a row of it in the task that reads it)" : "");
     } else {
-      f.outcome = fusedStep ? "fused: computed inside the kernel of the statements around it"
-                            : "scheduled as a loop nest of its own";
+      f.outcome = "fused: " + a.target->name + " is never stored; its values are computed where they are read";
     }
     out.push_back(std::move(f));
   }
@@ -190,7 +202,7 @@ int explainFile(const DriverOptions &o, bool measure, const backend::Backend &be
         r.kernelSource = ir::printKernelSource(*ir::spellReductions(*k), k->synthesized ? k->name + "_schedule" : k->name);
         r.pictures = mappingPictures(*k, report.sizes);
       }
-      r.statements = statementFates(e, r.kernelSteps, sm, diags);
+      r.statements = statementFates(e, k.get(), r.kernelSteps, sm, diags);
       for (const ir::LoweredFunc &f : funcs)
         if (f.name == e.symbol) {
           r.loopText = ir::printLoweredFuncLines(f, &r.loopLocs);

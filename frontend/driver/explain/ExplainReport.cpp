@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 
@@ -37,11 +38,11 @@ std::string diagnosticsHtml(const ReportInput &in, const DiagEngine &diags) {
 }
 
 std::string statementsHtml(const ExportReport &e, const SourceManager &sm) {
-  std::string out = "<table class=\"fusion\"><tr><th>statement</th><th>where</th><th>outcome</th></tr>";
+  std::string out = "<table class=\"fusion\"><thead><tr><th>statement</th><th>where</th><th>outcome</th></tr></thead><tbody>";
   for (const StatementFate &s : e.statements)
     out += fmt::format("<tr{}><td><code>{}</code></td><td>{}</td><td>{}</td></tr>", s.refused ? " class=\"refused\"" : "",
                        escapeHtml(s.text), escapeHtml(where(sm, s.loc)), escapeHtml(s.outcome));
-  return out + "</table>";
+  return out + "</tbody></table>";
 }
 
 std::string picturesHtml(const ExportReport &e, const SourceManager &sm) {
@@ -49,8 +50,8 @@ std::string picturesHtml(const ExportReport &e, const SourceManager &sm) {
     return "<p>No task-mapping loop of this kernel is bound to workers: one worker runs it all.</p>";
   std::string out;
   for (const MappingPicture &p : e.pictures) {
-    out += fmt::format("<div class=\"mapping\" style=\"--depth: {}\"><code>{}</code> <span class=\"note\">({}) {}</span>",
-                       p.depth, escapeHtml(p.header), escapeHtml(where(sm, p.loc)), escapeHtml(p.note));
+    out += fmt::format("<div class=\"mapping depth-{}\"><code>{}</code> <span class=\"note\">({}) {}</span>",
+                       std::min(p.depth, 5), escapeHtml(p.header), escapeHtml(where(sm, p.loc)), escapeHtml(p.note));
     if (!p.svg.empty()) out += "<div>" + p.svg + "</div><div class=\"hover\">hover a task to see its worker</div>";
     out += "</div>";
   }
@@ -82,7 +83,7 @@ std::string panesHtml(const ExportReport &e, const SourceManager &sm) {
 std::string rooflineHtml(const ExportReport &e) {
   std::string out = rooflineSvg(e.roofs, e.work, e.measuredSeconds ? std::optional(e.work.ops / *e.measuredSeconds * 1e-9)
                                                                    : std::nullopt);
-  out += "<table class=\"roof-figures\">";
+  out += "<table class=\"roof-figures\"><tbody>";
   auto row = [&](const std::string &k, const std::string &v) {
     out += fmt::format("<tr><th>{}</th><td class=\"num\">{}</td></tr>", k, v);
   };
@@ -104,16 +105,16 @@ std::string rooflineHtml(const ExportReport &e) {
                                   100 * e.work.ops / *e.measuredSeconds * 1e-9 / bound));
   }
   if (!e.measureNote.empty()) row("measured", escapeHtml(e.measureNote));
-  return out + "</table>";
+  return out + "</tbody></table>";
 }
 
 std::string exportHtml(const ExportReport &e, const SourceManager &sm) {
   std::string steps;
   for (const std::string &s : e.kernelSteps) steps += (steps.empty() ? "" : " &rarr; ") + escapeHtml(s);
   std::string out = fmt::format("<section class=\"export\" id=\"export-{0}\"><h2><code>{0}</code></h2>", escapeHtml(e.symbol));
-  out += fmt::format("<table class=\"summary\"><tr><th>op</th><td><code>{}</code></td></tr>"
+  out += fmt::format("<table class=\"summary\"><tbody><tr><th>op</th><td><code>{}</code></td></tr>"
                      "<tr><th>kernel</th><td><span class=\"kind\">{}</span> <code>{}</code></td></tr>"
-                     "<tr><th>scheduler steps</th><td>{}</td></tr></table>",
+                     "<tr><th>scheduler steps</th><td>{}</td></tr></tbody></table>",
                      escapeHtml(e.opName), escapeHtml(e.kernelKind), escapeHtml(e.kernelName), steps);
   out += "<h3>The kernel, as .tk you can edit</h3><p>Paste it into a file that defines or imports the op and "
          "compile it: it gives the same code (<code>tkc --emit=kernel</code>).</p>";

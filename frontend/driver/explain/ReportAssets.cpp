@@ -18,7 +18,9 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .line .no { display: inline-block; width: 3.5em; color: #999; user-select: none; }
 .line .at { float: right; color: #999; font-size: 11px; }
 .line.linked { background: #fff2b3; } .line:hover { background: #e9eefc; } .line.unlinked { cursor: default; }
-.mapping { margin: .6em 0 1em calc(var(--depth) * 2.2em); padding-left: .8em; border-left: 3px solid #cdd5ea; }
+.mapping { margin: .6em 0 1em; padding-left: .8em; border-left: 3px solid #cdd5ea; }
+.depth-1 { margin-left: 2.2em; } .depth-2 { margin-left: 4.4em; } .depth-3 { margin-left: 6.6em; }
+.depth-4 { margin-left: 8.8em; } .depth-5 { margin-left: 11em; }
 .mapping .note, .hover { color: #555; font-size: 13px; } .hover { min-height: 1.4em; font-family: ui-monospace, monospace; }
 svg.grid rect { stroke: #fff; stroke-width: .5; } svg.grid rect:hover { stroke: #000; stroke-width: 2; }
 svg.grid text { font: 10px sans-serif; text-anchor: middle; pointer-events: none; fill: #222; }

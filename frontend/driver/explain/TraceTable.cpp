@@ -41,6 +41,7 @@ public:
   void line(const std::string &l) {
     if (startsWith(l, "step ")) {
       flushStep();
+      closeTop();
       step_ = Step{l, "", false, {}};
       return;
     }
@@ -57,7 +58,7 @@ public:
     flushStep();
     if (startsWith(l, "top_results")) {
       inTop_ = true;
-      out += fmt::format("<h4>{}</h4><table class=\"top\"><tr><th>#</th><th>state</th><th class=\"num\">estimate</th></tr>",
+      out += fmt::format("<h4>{}</h4><table class=\"top\"><thead><tr><th>#</th><th>state</th><th class=\"num\">estimate</th></tr></thead><tbody>",
                          escapeHtml(l));
       return;
     }
@@ -87,16 +88,16 @@ private:
     out += fmt::format("<details class=\"step\"><summary>{} &rarr; {}{}</summary>", escapeHtml(s.head),
                        s.picked.empty() ? "no action fits: stop" : escapeHtml(s.picked),
                        s.kept ? " (kept in top_results)" : "");
-    out += "<table><tr><th>action</th><th class=\"num\">benefit</th><th class=\"num\">probability</th></tr>";
+    out += "<table><thead><tr><th>action</th><th class=\"num\">benefit</th><th class=\"num\">probability</th></tr></thead><tbody>";
     for (const Choice &c : s.choices)
       out += fmt::format("<tr{}><td><code>{}</code></td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
                          c.action == s.picked ? " class=\"chosen\"" : "", escapeHtml(c.action), escapeHtml(c.benefit),
                          escapeHtml(c.prob));
-    out += "</table></details>";
+    out += "</tbody></table></details>";
     step_.reset();
   }
   void closeTop() {
-    if (inTop_) out += "</table>";
+    if (inTop_) out += "</tbody></table>";
     inTop_ = false;
   }
 
