@@ -229,3 +229,52 @@ TEST_CASE("explain: the construction trace becomes steps and a ranked table") {
   CHECK(html.find("2 ms</td>") < html.find("</tbody></table><details class=\"step\"><summary>step 0  state [3]"));
   CHECK(escapeHtml("a<b & 'c' \"d\">") == "a&lt;b &amp; &#39;c&#39; &quot;d&quot;&gt;");
 }
+
+TEST_CASE("explain: shared-memory banks of the first warp show padding removing a conflict") {
+  std::string src = R"(
+op copy(X: f32[N]) -> Y: f32[N] { Y[i] = X[i]; }
+kernel padded implements copy on cuda {
+  for b in spatial(cdiv(N, 32)) on blocks {
+    shared S: f32[32, 33];
+    for t in spatial(32) on threads { S[t, 0] = X[b*32 + t]; }
+    sync;
+    for t in spatial(32) on threads { Y[b*32 + t] = S[t, 0]; }
+  }
+}
+kernel unpadded implements copy on cuda {
+  for b in spatial(cdiv(N, 32)) on blocks {
+    shared S: f32[32, 32];
+    for (t, u) in spatial(16, 2) on threads { S[t * 2 + u, 0] = X[b*32 + t * 2 + u]; }
+    sync;
+    for t in spatial(32) on threads { Y[b*32 + t] = S[t, 0]; }
+  }
+}
+)";
+  SourceManager sm;
+  DiagEngine diags(sm);
+  std::ostringstream out;
+  diags.setStream(&out);
+  FrontendOptions fo;
+  fo.stdlibDir = TK_SOURCE_STDLIB_DIR;
+  fo.target = TargetFamily::Cuda;
+  std::optional<Module> mod = buildModule("t.tk", fo, sm, diags, nullptr, &src);
+  REQUIRE_MESSAGE(mod, out.str());
+  PipelineOptions po;
+  po.target.family = TargetFamily::Cuda;
+  std::vector<KernelPtr> kernels = scheduleModule(*mod, po, diags);
+  REQUIRE_MESSAGE(kernels.size() == 2, out.str());
+  std::vector<MappingPicture> padded = mappingPictures(*kernels[0], {{"N", 64}});
+  REQUIRE(padded.size() == 3); // blocks, then the two thread mappings
+  CHECK(padded[0].banks.empty());
+  REQUIRE(padded[1].banks.size() == 1);
+  const BankAccess &w = padded[1].banks[0];
+  CHECK(w.text == "S[t, 0] (write)");
+  CHECK(w.ways == 1);
+  for (int lane = 0; lane < 32; ++lane) CHECK(w.bank[lane] == lane); // row t starts at word 33 t
+  std::vector<MappingPicture> unpadded = mappingPictures(*kernels[1], {{"N", 64}});
+  REQUIRE(unpadded.size() == 3);
+  REQUIRE(unpadded[1].banks.size() == 1);
+  CHECK(unpadded[1].banks[0].ways == 32); // every row starts in bank 0
+  CHECK(unpadded[1].banks[0].bank[31] == 0);
+  CHECK(unpadded[1].banks[0].svg.find("data-lane=\"31\" data-bank=\"0\"") != std::string::npos);
+}

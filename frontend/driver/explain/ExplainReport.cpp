@@ -53,6 +53,13 @@ std::string picturesHtml(const ExportReport &e, const SourceManager &sm) {
     out += fmt::format("<div class=\"mapping depth-{}\"><code>{}</code> <span class=\"note\">({}) {}</span>",
                        std::min(p.depth, 5), escapeHtml(p.header), escapeHtml(where(sm, p.loc)), escapeHtml(p.note));
     if (!p.svg.empty()) out += "<div>" + p.svg + "</div><div class=\"hover\">hover a task to see its worker</div>";
+    for (const BankAccess &b : p.banks)
+      out += fmt::format("<div class=\"bank-access\"><code>{}</code> <span class=\"note\">({}) first warp: {}</span>"
+                         "<div>{}</div></div>",
+                         escapeHtml(b.text), escapeHtml(where(sm, b.loc)),
+                         b.ways <= 1 ? std::string("no bank conflict")
+                                     : fmt::format("{}-way bank conflict ({} transactions where 1 would do)", b.ways, b.ways),
+                         b.svg);
     out += "</div>";
   }
   return out;

@@ -105,7 +105,7 @@ std::string drawGrid(const TaskMapping &m, const std::vector<std::vector<int64_t
 
 class Collector : public MappingVisitor {
 public:
-  Collector(const Kernel &k, const std::map<std::string, int64_t> &values) {
+  Collector(const Kernel &k, const std::map<std::string, int64_t> &values) : values_(values) {
     for (const auto &[name, v] : values) subst_.emplace_back(name, intImm(v));
     for (const Hole &h : k.holes)
       if (h.value) holes_.emplace_back(h.id, *h.value);
@@ -164,9 +164,11 @@ private:
       p.note += fmt::format("; the top-left {} x {} of {} x {} tasks", std::min(g.rows, kMaxRows),
                             std::min(g.cols, kMaxCols), g.rows, g.cols);
     p.svg = drawGrid(s.mapping, dims, g, worker);
+    if (*s.worker == WorkerKind::Threads || *s.worker == WorkerKind::Lanes) p.banks = sharedBankAccesses(s, values_);
     return p;
   }
 
+  const std::map<std::string, int64_t> &values_;
   std::vector<std::pair<std::string, Expr>> subst_;
   std::vector<std::pair<int, int64_t>> holes_;
   int depth_ = 0;

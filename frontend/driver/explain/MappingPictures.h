@@ -2,6 +2,7 @@
 // worker kind (cores, lanes, blocks, warps, threads, CPEs), drawn as its
 // task grid coloured by worker, for `tkc explain` (docs/explain.md).
 #pragma once
+#include "frontend/driver/explain/SharedBanks.h"
 #include "ir/MappingIR.h"
 
 #include <cstdint>
@@ -33,13 +34,15 @@ struct MappingPicture {
   int depth = 0;      // how many worker-bound mapping loops enclose it (block -> warp -> thread)
   std::string svg;    // the grid; empty when it could not be drawn
   std::string note;   // what is shown (a window of a large grid) or why nothing is
+  std::vector<BankAccess> banks; // CUDA thread and lane mappings: shared-memory banks of the first warp
 };
 
 // The pictures of kernel `k`'s worker-bound mapping loops, outermost first
 // in source order. Shape symbols and scalar parameters take their values
 // from `values`; a loop whose dims need other values (an enclosing loop's
 // variable) gets a note instead of a picture. Grids larger than 48 x 64
-// tasks show their top-left 48 x 64 window.
+// tasks show their top-left 48 x 64 window. Thread and lane mappings of
+// CUDA kernels also get the banks of their shared-memory accesses.
 std::vector<MappingPicture> mappingPictures(const ir::Kernel &k, const std::map<std::string, int64_t> &values);
 
 } // namespace tk::explain

@@ -25,6 +25,8 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 svg.grid rect { stroke: #fff; stroke-width: .5; } svg.grid rect:hover { stroke: #000; stroke-width: 2; }
 svg.grid text { font: 10px sans-serif; text-anchor: middle; pointer-events: none; fill: #222; }
 svg.grid line.factor { stroke: #222; stroke-width: 2; }
+svg.banks rect { stroke: #fff; stroke-width: .5; } svg.banks text { font: 10px sans-serif; text-anchor: middle; pointer-events: none; }
+.bank-access { margin: .4em 0 .4em 1em; }
 svg.roofline .roof { fill: none; stroke: #1d4ed8; stroke-width: 2.5; } svg.roofline .tick { stroke: #e2e2e6; }
 svg.roofline text { font: 11px sans-serif; text-anchor: middle; fill: #444; } svg.roofline text.y { text-anchor: end; }
 svg.roofline .op-modelled { fill: #f59e0b; } svg.roofline .op-measured { fill: #16a34a; }
