@@ -441,6 +441,25 @@ dump_after_each_pass)
   expect_rc 0 "$TKC" add.tk -I inc --target=x86_64 --emit=tensor --dump-after-each-pass
   [ ! -s err.txt ] || fail "dump before scheduling: $(head -3 err.txt)"
   ;;
+explain_cli)
+  # `tkc explain`: the report beside the input by default, diagnostics on
+  # stderr as in a compile, a report with the errors (exit 1) for a file
+  # that does not compile, none for one that cannot be read.
+  expect_rc 0 "$TKC" explain add.tk -I inc --target=x86_64 --hw=zen5-2c
+  [ -s add.html ] || fail "no add.html"
+  grep -q '<section class="export" id="export-scale">' add.html || fail "export scale missing"
+  grep -q '<section class="export" id="export-add">' add.html || fail "export add missing"
+  expect_rc 1 "$TKC" explain bad.tk -o bad-report.html
+  grep -q "bad.tk:2:.*error" err.txt || fail "error not on stderr: $(head -3 err.txt)"
+  grep -q 'class="diag-error"' bad-report.html || fail "error not in the report"
+  expect_rc 1 "$TKC" explain missing.tk
+  [ ! -e missing.html ] || fail "a report for an unreadable input"
+  expect_rc 2 "$TKC" explain - <add.tk
+  grep -q "name the report with -o FILE" err.txt || fail "stream message: $(cat err.txt)"
+  expect_rc 0 "$TKC" explain - -o - -I inc --hw=zen5-2c <add.tk
+  grep -q '^<!DOCTYPE html>' out.txt || fail "no report on stdout"
+  "$TKC" --help | grep -q 'tkc explain' || fail "--help does not mention tkc explain"
+  ;;
 *) fail "unknown case" ;;
 esac
 echo "ok: $CASE"

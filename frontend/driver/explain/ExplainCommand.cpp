@@ -158,6 +158,9 @@ int explainFile(const DriverOptions &o, bool measure, const backend::Backend &be
   fo.stdlibDir = stdlib;
   fo.target = target.desc.family;
   std::optional<ir::Module> m = buildModule(in->name, fo, sm, diags, nullptr, in->source());
+  // An input that could not be read (already said, without a location) leaves nothing to report on.
+  bool located = std::any_of(diags.all().begin(), diags.all().end(), [](const Diagnostic &d) { return d.loc.valid(); });
+  if (!m && !located) return 1;
   std::ostringstream trace, dump;
   auto construct = constructOptions(o, be.defaultHardware(target), stdlib, sm, diags, &trace);
   const CpuTarget *cpu = target.desc.family == ir::TargetFamily::Cpu ? &std::any_cast<const CpuTarget &>(target.spec)
