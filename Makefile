@@ -1,5 +1,5 @@
 # Thin wrapper around CMake + Ninja + CTest.
-#   make demo    install deps, build, compile examples/matmul.tk and run the demo
+#   make demo    install deps, build, time examples/demo/ (tkc matmuls vs oneDNN)
 #   make test    install deps, build, run the test suite
 #   make build   install deps, configure (once) and build
 #   make clean   remove the build trees
