@@ -7,6 +7,7 @@
 #include "frontend/Frontend.h"
 #include "frontend/driver/explain/HotLoop.h"
 #include "frontend/driver/explain/HtmlText.h"
+#include "frontend/driver/explain/LdmAccounting.h"
 #include "frontend/driver/explain/MappingPictures.h"
 #include "frontend/driver/explain/RooflinePlot.h"
 #include "frontend/driver/explain/TraceTable.h"
@@ -277,4 +278,44 @@ kernel unpadded implements copy on cuda {
   CHECK(unpadded[1].banks[0].ways == 32); // every row starts in bank 0
   CHECK(unpadded[1].banks[0].bank[31] == 0);
   CHECK(unpadded[1].banks[0].svg.find("data-lane=\"31\" data-bank=\"0\"") != std::string::npos);
+}
+
+TEST_CASE("explain: LDM buffers and DMA transfers of a Sunway function, counted at the report's sizes") {
+  std::string src = R"(
+op scale(A: f32[M, N], alpha: f32) -> B: f32[M, N] { B[i, j] = A[i, j] * alpha; }
+kernel scale_rows implements scale on sunway {
+  for (i) in spatial(64) * repeat(cdiv(M, 64)) on cpes {
+    for j in 0..N { B[i, j] = A[i, j] * alpha; }
+  }
+}
+)";
+  SourceManager sm;
+  DiagEngine diags(sm);
+  std::ostringstream out;
+  diags.setStream(&out);
+  FrontendOptions fo;
+  fo.stdlibDir = TK_SOURCE_STDLIB_DIR;
+  fo.target = TargetFamily::Sunway;
+  std::optional<Module> mod = buildModule("t.tk", fo, sm, diags, nullptr, &src);
+  REQUIRE_MESSAGE(mod, out.str());
+  PipelineOptions po;
+  po.target.family = TargetFamily::Sunway;
+  std::vector<LoweredFunc> funcs = lowerModule(*mod, po, diags);
+  REQUIRE_MESSAGE(funcs.size() == 2, out.str());
+  for (int64_t n : {1024, 700}) {
+    LdmReport r = ldmAccounting(funcs[1], {{"M", 200}, {"N", n}, {"alpha", 1}});
+    REQUIRE_MESSAGE(r.notCounted.empty(), r.notCounted);
+    int64_t got = 0, put = 0;
+    for (const DmaStatement &d : r.dmas) (d.put ? put : got) += d.bytes;
+    // Every element of A comes in once and every element of B goes out once.
+    CHECK(got == 4 * 200 * n);
+    CHECK(put == 4 * 200 * n);
+    REQUIRE(!r.buffers.empty());
+    int64_t sum = 0;
+    for (const LdmBuffer &b : r.buffers) sum += b.bytes;
+    CHECK(r.bufferBytes == sum);
+  }
+  LdmReport tooMany = ldmAccounting(funcs[1], {{"M", 4096}, {"N", 4096}, {"alpha", 1}}, 100);
+  CHECK(tooMany.notCounted.find("more than 100 loop iterations") != std::string::npos);
+  for (const DmaStatement &d : tooMany.dmas) CHECK(d.count == 0);
 }

@@ -209,6 +209,10 @@ int explainFile(const DriverOptions &o, bool measure, const backend::Backend &be
       for (const ir::LoweredFunc &f : funcs)
         if (f.name == e.symbol) {
           r.loopText = ir::printLoweredFuncLines(f, &r.loopLocs);
+          if (f.target == ir::TargetFamily::Sunway) {
+            r.ldm = ldmAccounting(f, report.sizes);
+            if (const construct::MemLevel *l = construct->hw.levelFor(ir::Scope::Ldm)) r.ldmCapacity = l->capacity;
+          }
           if (measure) measureExport(r, f, cpu, report.sizes);
         }
       if (!code.empty()) {

@@ -115,6 +115,33 @@ std::string rooflineHtml(const ExportReport &e) {
   return out + "</tbody></table>";
 }
 
+std::string ldmHtml(const ExportReport &e, const SourceManager &sm) {
+  const LdmReport &l = *e.ldm;
+  std::string out = fmt::format("<h3>LDM and DMA (Sunway)</h3><p>LDM buffers of a CPE: {} bytes of {} ({:.0f}%).</p>",
+                                l.bufferBytes, e.ldmCapacity,
+                                e.ldmCapacity > 0 ? 100.0 * static_cast<double>(l.bufferBytes) / e.ldmCapacity : 0.0);
+  out += "<table class=\"ldm\"><thead><tr><th>buffer</th><th>type</th><th class=\"num\">bytes</th><th>where</th>"
+         "</tr></thead><tbody>";
+  for (const LdmBuffer &b : l.buffers)
+    out += fmt::format("<tr><td><code>{}</code></td><td><code>{}</code></td><td class=\"num\">{}</td><td>{}</td></tr>",
+                       escapeHtml(b.name), escapeHtml(b.type), b.bytes, escapeHtml(where(sm, b.loc)));
+  out += "</tbody></table>";
+  if (l.dmas.empty()) return out + "<p>No DMA: this function reads and writes main memory directly.</p>";
+  out += "<table class=\"dma\"><thead><tr><th>transfer</th><th class=\"num\">times</th><th class=\"num\">bytes</th>"
+         "<th class=\"num\">bytes per transfer</th><th>where</th></tr></thead><tbody>";
+  for (const DmaStatement &d : l.dmas)
+    out += fmt::format("<tr><td><code>{}</code></td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+                       "<td class=\"num\">{}</td><td>{}</td></tr>",
+                       escapeHtml(d.text), l.notCounted.empty() ? std::to_string(d.count) : "",
+                       l.notCounted.empty() ? std::to_string(d.bytes) : "",
+                       l.notCounted.empty() && d.count ? fmt::format("{:.0f}", double(d.bytes) / d.count) : "",
+                       escapeHtml(where(sm, d.loc)));
+  out += "</tbody></table>";
+  if (!l.notCounted.empty()) out += "<p>" + escapeHtml(l.notCounted) + "</p>";
+  else out += "<p>Counts are over all 64 CPEs of a core group for one call at the report's sizes.</p>";
+  return out;
+}
+
 std::string exportHtml(const ExportReport &e, const SourceManager &sm) {
   std::string steps;
   for (const std::string &s : e.kernelSteps) steps += (steps.empty() ? "" : " &rarr; ") + escapeHtml(s);
@@ -140,6 +167,7 @@ std::string exportHtml(const ExportReport &e, const SourceManager &sm) {
                          escapeHtml(e.hotLoop->text));
     else out += "<p>The generated code of this export has no loop.</p>";
   }
+  if (e.ldm) out += ldmHtml(e, sm);
   out += "<h3>Roofline</h3>" + rooflineHtml(e);
   return out + "</section>";
 }

@@ -2,6 +2,7 @@
 // rendered as one self-contained HTML page (docs/explain.md).
 #pragma once
 #include "frontend/driver/explain/HotLoop.h"
+#include "frontend/driver/explain/LdmAccounting.h"
 #include "frontend/driver/explain/MappingPictures.h"
 #include "frontend/driver/explain/RooflinePlot.h"
 #include "ir/Diagnostics.h"
@@ -35,6 +36,8 @@ struct ExportReport {
   std::vector<SourceLoc> loopLocs; // per line of loopText
   std::string codeKind;            // "x86-64 assembly", "PTX", or "" for C sources
   std::optional<HotLoop> hotLoop;
+  std::optional<LdmReport> ldm; // Sunway
+  int64_t ldmCapacity = 0;      // bytes of one CPE's LDM (the hardware description)
   OpWork work;
   Roofs roofs;
   ir::ScalarType dtype = ir::ScalarType::F32;
