@@ -2,21 +2,35 @@
 # emit_kernel.sh TKC FILE TARGET: `tkc --emit=kernel` prints the schedules
 # tkc chose for FILE's exports as .tk kernels (docs/driver.md); a file that
 # imports FILE and holds those kernels must compile to the same code: the
-# assembly (CPU) or PTX (cuda) of each `<op>_schedule` equals that of `<op>`
-# byte for byte once the symbols are renamed.
+# assembly (CPU), PTX (cuda) or MPE/CPE C sources (sunway) of each
+# `<op>_schedule` equals that of `<op>` byte for byte once the symbols are
+# renamed (and, for C, the `/* .tk line N */` comments that name lines of
+# different files are left out).
 set -u
 TKC=$1 FILE=$2 TARGET=$3
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 kind=asm
-case $TARGET in cuda*) kind=ptx ;; esac
+case $TARGET in cuda*) kind=ptx ;; sunway*) kind=sources ;; esac
 "$TKC" "$FILE" --target="$TARGET" --emit=kernel -o "$WORK/k.tk" 2>"$WORK/err" || { cat "$WORK/err"; fail "--emit=kernel"; }
 grep -q '^kernel [A-Za-z0-9_]*_schedule implements ' "$WORK/k.tk" || fail "no schedule printed"
 { echo "import \"$FILE\";"; cat "$WORK/k.tk"; } >"$WORK/rt.tk"
-"$TKC" "$WORK/rt.tk" --target="$TARGET" --emit=$kind -o "$WORK/rt.out" 2>"$WORK/err" ||
-  { cat "$WORK/err"; fail "the printed kernels do not compile"; }
-"$TKC" "$FILE" --target="$TARGET" --emit=$kind -o "$WORK/orig.out" 2>/dev/null || fail "$FILE does not compile"
+# One text per compile: the assembly or PTX, or the sunway build's C sources
+# in a fixed order, named after the module.
+compile() { # compile INPUT OUT
+  if [ $kind = sources ]; then
+    local stem; stem=$(basename "$1" .tk)
+    "$TKC" "$1" --target="$TARGET" -o "$WORK/$stem.dir/" || return 1
+    for f in params.h host.c slave.c; do
+      sed "s/\b$stem\b/MODULE/g; s/${stem^^}/MODULE/g" "$WORK/$stem.dir/$stem.$f" | grep -v '/\* \.tk line'
+    done >"$2"
+  else
+    "$TKC" "$1" --target="$TARGET" --emit=$kind -o "$2"
+  fi
+}
+compile "$WORK/rt.tk" "$WORK/rt.out" 2>"$WORK/err" || { cat "$WORK/err"; fail "the printed kernels do not compile"; }
+compile "$FILE" "$WORK/orig.out" 2>/dev/null || fail "$FILE does not compile"
 for k in $(sed -n 's/^kernel \([A-Za-z0-9_]*\)_schedule implements .*/\1/p' "$WORK/k.tk"); do
   sed -i "s/${k}_schedule/${k}/g" "$WORK/rt.out"
 done
