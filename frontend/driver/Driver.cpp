@@ -7,6 +7,7 @@
 #include "frontend/driver/CommandLine.h"
 #include "frontend/driver/Dependencies.h"
 #include "frontend/driver/Depfile.h"
+#include "frontend/driver/EmitKinds.h"
 #include "frontend/driver/Hardware.h"
 #include "frontend/driver/InputFile.h"
 #include "frontend/driver/OutputFile.h"
@@ -40,17 +41,6 @@ namespace {
 struct UsageError {
   std::string message;
 };
-
-const char *defaultExtension(EmitKind k) {
-  switch (k) {
-  case EmitKind::LLVM: return ".ll";
-  case EmitKind::Asm: return ".s";
-  case EmitKind::Header: return ".h";
-  case EmitKind::Obj: return ".o";
-  case EmitKind::Ptx: return ".ptx";
-  default: return nullptr; // IR dumps go to stdout
-  }
-}
 
 std::string outputPath(const DriverOptions &o) {
   if (!o.output.empty()) return o.output;
@@ -98,43 +88,6 @@ std::string joined(const std::vector<std::string> &parts) {
   std::string out;
   for (size_t i = 0; i < parts.size(); ++i) out += (i ? "\n" : "") + parts[i];
   return out;
-}
-
-bool isCodeEmit(EmitKind k) {
-  return k == EmitKind::LLVM || k == EmitKind::Asm || k == EmitKind::Obj || k == EmitKind::Ptx;
-}
-
-backend::OutputKind outputKind(EmitKind k) {
-  switch (k) {
-  case EmitKind::LLVM: return backend::OutputKind::LLVMIR;
-  case EmitKind::Asm: return backend::OutputKind::Assembly;
-  case EmitKind::Ptx: return backend::OutputKind::Ptx;
-  default: return backend::OutputKind::Object;
-  }
-}
-
-// Refuses --emit=KIND when the target's backend cannot write it, naming
-// the targets whose backend can.
-void checkEmitKind(const DriverOptions &o, const backend::Backend &be) {
-  if (!isCodeEmit(o.emit) || be.canEmit(outputKind(o.emit))) return;
-  // A target whose build is a set of sources (sunway) has no single object.
-  if (o.emit == EmitKind::Obj && !be.canEmit(backend::OutputKind::Object)) {
-    if (outputIsDirectory(o)) return;
-    throw UsageError{fmt::format("target '{}' writes several files (NAME.host.c, NAME.slave.c, NAME.params.h, "
-                                 "NAME.h and a Makefile): name a directory with -o DIR/",
-                                 o.target)};
-  }
-  const char *name = o.emit == EmitKind::Asm ? "asm" : o.emit == EmitKind::Ptx ? "ptx" : "llvm";
-  for (const backend::Backend *other : backend::registeredBackends()) {
-    if (!other->canEmit(outputKind(o.emit))) continue;
-    std::vector<std::string> names = other->targetNames();
-    std::string list;
-    for (size_t i = 0; i < names.size(); ++i)
-      list += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
-    throw UsageError{fmt::format("--emit={} needs a {} target (--target={})", name,
-                                 ir::targetFamilyName(other->family()), list)};
-  }
-  throw UsageError{fmt::format("--emit={} is not available for any target of this build", name)};
 }
 
 // The CPU record of a target of the x86 backend: tuning and --rank=measure
@@ -364,7 +317,7 @@ int run(const std::vector<std::string> &rawArgs, const std::string &exePath, Sou
     if (status < 0) throw UsageError{error};
     return status;
   }
-  checkEmitKind(o, be);
+  if (std::string refusal = emitKindRefusal(o, be); !refusal.empty()) throw UsageError{refusal};
   std::optional<Input> in = openInput(o.input, &error);
   if (!in) throw UsageError{error};
   bool fileOutput = o.tune || defaultExtension(o.emit) || o.depfile;
