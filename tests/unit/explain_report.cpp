@@ -4,7 +4,6 @@
 // locations.
 #include <doctest/doctest.h>
 
-#include "frontend/Frontend.h"
 #include "frontend/driver/explain/HotLoop.h"
 #include "frontend/driver/explain/HtmlText.h"
 #include "frontend/driver/explain/LdmAccounting.h"
@@ -15,6 +14,7 @@
 #include "ir/Simplify.h"
 #include "ir/TaskMapping.h"
 #include "scheduler/Pipeline.h"
+#include "source_module.h"
 
 #include <fmt/format.h>
 
@@ -109,16 +109,13 @@ kernel mmk implements mm on cpu {
   }
 }
 )";
+  Module mod = unittest::moduleFromSource(src);
   SourceManager sm;
   DiagEngine diags(sm);
   std::ostringstream out;
   diags.setStream(&out);
-  FrontendOptions fo;
-  fo.stdlibDir = TK_SOURCE_STDLIB_DIR;
-  std::optional<Module> mod = buildModule("t.tk", fo, sm, diags, nullptr, &src);
-  REQUIRE_MESSAGE(mod, out.str());
   PipelineOptions po;
-  std::vector<KernelPtr> kernels = scheduleModule(*mod, po, diags);
+  std::vector<KernelPtr> kernels = scheduleModule(mod, po, diags);
   REQUIRE(kernels.size() == 1);
   std::vector<MappingPicture> pics = mappingPictures(*kernels[0], {{"M", 10}, {"N", 64}, {"K", 3}});
   REQUIRE(pics.size() == 1);
@@ -133,7 +130,7 @@ kernel mmk implements mm on cpu {
   CHECK(unknown[0].note.find("cdiv(N, 32)") != std::string::npos);
 
   // The loop IR's lines carry the kernel's source lines.
-  std::vector<LoweredFunc> funcs = lowerModule(*mod, po, diags);
+  std::vector<LoweredFunc> funcs = lowerModule(mod, po, diags);
   REQUIRE(funcs.size() == 2); // the op's export uses the kernel that implements it, as does mmk's
   std::vector<SourceLoc> locs;
   std::string text = printLoweredFuncLines(funcs[1], &locs);
@@ -176,23 +173,16 @@ TEST_CASE("explain: the hot loop is the innermost loop with the most arithmetic 
 TEST_CASE("explain: an op's work and the machine's roofs") {
   std::string src = "op mm(A: f32[M, K], B: f32[K, N]) -> C: f32[M, N] { C[i, j] = sum(k) A[i, k] * B[k, j]; }\n"
                     "op axpy(a: f32, X: f32[N], Y: f32[N]) -> Z: f32[N] { Z[i] = a * X[i] + Y[i]; }\n";
-  SourceManager sm;
-  DiagEngine diags(sm);
-  std::ostringstream out;
-  diags.setStream(&out);
-  FrontendOptions fo;
-  fo.stdlibDir = TK_SOURCE_STDLIB_DIR;
-  std::optional<Module> mod = buildModule("t.tk", fo, sm, diags, nullptr, &src);
-  REQUIRE_MESSAGE(mod, out.str());
-  REQUIRE(mod->ops.size() == 2);
-  OpWork mm = opWork(*mod->ops[0], {{"M", 8}, {"K", 5}, {"N", 3}});
+  Module mod = unittest::moduleFromSource(src);
+  REQUIRE(mod.ops.size() == 2);
+  OpWork mm = opWork(*mod.ops[0], {{"M", 8}, {"K", 5}, {"N", 3}});
   CHECK(mm.unknown.empty());
   CHECK(mm.ops == 2.0 * 8 * 5 * 3); // a multiply and an add per product
   CHECK(mm.bytes == 4.0 * (8 * 5 + 5 * 3 + 8 * 3));
-  OpWork axpy = opWork(*mod->ops[1], {{"N", 100}});
+  OpWork axpy = opWork(*mod.ops[1], {{"N", 100}});
   CHECK(axpy.ops == 200);
   CHECK(axpy.bytes == 4.0 * 300);
-  CHECK(opWork(*mod->ops[0], {{"M", 8}}).unknown != "");
+  CHECK(opWork(*mod.ops[0], {{"M", 8}}).unknown != "");
 
   construct::HardwareDesc hw;
   hw.units = 4;
@@ -251,18 +241,14 @@ kernel unpadded implements copy on cuda {
   }
 }
 )";
+  Module mod = unittest::moduleFromSource(src, nullptr, "t.tk", TargetFamily::Cuda);
   SourceManager sm;
   DiagEngine diags(sm);
   std::ostringstream out;
   diags.setStream(&out);
-  FrontendOptions fo;
-  fo.stdlibDir = TK_SOURCE_STDLIB_DIR;
-  fo.target = TargetFamily::Cuda;
-  std::optional<Module> mod = buildModule("t.tk", fo, sm, diags, nullptr, &src);
-  REQUIRE_MESSAGE(mod, out.str());
   PipelineOptions po;
   po.target.family = TargetFamily::Cuda;
-  std::vector<KernelPtr> kernels = scheduleModule(*mod, po, diags);
+  std::vector<KernelPtr> kernels = scheduleModule(mod, po, diags);
   REQUIRE_MESSAGE(kernels.size() == 2, out.str());
   std::vector<MappingPicture> padded = mappingPictures(*kernels[0], {{"N", 64}});
   REQUIRE(padded.size() == 3); // blocks, then the two thread mappings
@@ -289,18 +275,14 @@ kernel scale_rows implements scale on sunway {
   }
 }
 )";
+  Module mod = unittest::moduleFromSource(src, nullptr, "t.tk", TargetFamily::Sunway);
   SourceManager sm;
   DiagEngine diags(sm);
   std::ostringstream out;
   diags.setStream(&out);
-  FrontendOptions fo;
-  fo.stdlibDir = TK_SOURCE_STDLIB_DIR;
-  fo.target = TargetFamily::Sunway;
-  std::optional<Module> mod = buildModule("t.tk", fo, sm, diags, nullptr, &src);
-  REQUIRE_MESSAGE(mod, out.str());
   PipelineOptions po;
   po.target.family = TargetFamily::Sunway;
-  std::vector<LoweredFunc> funcs = lowerModule(*mod, po, diags);
+  std::vector<LoweredFunc> funcs = lowerModule(mod, po, diags);
   REQUIRE_MESSAGE(funcs.size() == 2, out.str());
   for (int64_t n : {1024, 700}) {
     LdmReport r = ldmAccounting(funcs[1], {{"M", 200}, {"N", n}, {"alpha", 1}});

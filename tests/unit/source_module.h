@@ -11,16 +11,17 @@
 
 namespace tk::unittest {
 
-// The module of `src` (read as file `path`). `diagnostics`, when given,
-// receives every message printed (warnings included).
+// The module of `src` (read as file `path`, for `target`). `diagnostics`,
+// when given, receives every message printed (warnings included).
 inline ir::Module moduleFromSource(const std::string &src, std::string *diagnostics = nullptr,
-                                   const std::string &path = "t.tk") {
+                                   const std::string &path = "t.tk", ir::TargetFamily target = ir::TargetFamily::Cpu) {
   SourceManager sm;
   DiagEngine diags(sm);
   std::ostringstream out;
   diags.setStream(&out);
   FrontendOptions fo;
   fo.stdlibDir = TK_SOURCE_STDLIB_DIR;
+  fo.target = target;
   auto m = buildModule(path, fo, sm, diags, nullptr, &src);
   REQUIRE_MESSAGE(m, out.str());
   if (diagnostics) *diagnostics = out.str();
