@@ -222,7 +222,27 @@ isl::PwAff Presburger::affine(const Expr &e, unsigned n, std::string *why, const
   return fail("'" + printExpr(e) + "' is not affine");
 }
 
+// `x < min(a, b)` as `x < a && x < b` (likewise `<=`, `x > max(a, b)`,
+// `max(a, b) < y`, `min(a, b) > y`); null when `e` has no such form. The
+// conjunction is one convex set, where comparing with isl's piecewise min
+// splits it in two pieces at every loop whose extent is a min — and the
+// coverage proofs of tiled kernels (`0..min(T, N - t * T)`) then grow
+// past their budget.
+static Expr splitMinMax(const Expr &e) {
+  if (e->kind != ExprKind::Binary || !isComparison(e->binOp)) return nullptr;
+  BinOp op = e->binOp;
+  bool less = op == BinOp::LT || op == BinOp::LE, greater = op == BinOp::GT || op == BinOp::GE;
+  const Expr &l = e->args[0], &r = e->args[1];
+  auto is = [](const Expr &x, BinOp f) { return x->kind == ExprKind::Binary && x->binOp == f; };
+  if ((less && is(r, BinOp::Min)) || (greater && is(r, BinOp::Max)))
+    return binary(BinOp::And, binary(op, l, r->args[0], e->loc), binary(op, l, r->args[1], e->loc), e->loc);
+  if ((less && is(l, BinOp::Max)) || (greater && is(l, BinOp::Min)))
+    return binary(BinOp::And, binary(op, l->args[0], r, e->loc), binary(op, l->args[1], r, e->loc), e->loc);
+  return nullptr;
+}
+
 Presburger::Cond Presburger::condition(const Expr &e, unsigned n, const isl::Set *within) {
+  if (Expr split = splitMinMax(e)) return condition(split, n, within);
   isl_space *sp = isl_space_set_alloc(ctx(), 0, n);
   auto all = [&] { return isl::Set(isl_set_universe(isl_space_copy(sp))); };
   auto none = [&] { return isl::Set(isl_set_empty(isl_space_copy(sp))); };

@@ -1,6 +1,7 @@
 // CheckHoles and CheckTaskMappings: located errors for bad kernels, silence
 // for good ones.
 #include "sched_build.h"
+#include "source_module.h"
 #include "scheduler/CheckHoles.h"
 #include "scheduler/CheckTaskMappings.h"
 
@@ -115,6 +116,28 @@ TEST_CASE("checks: tiles that leave gaps or fall short are coverage errors") {
   Expr narrow = binary(BinOp::Add, binary(BinOp::Mul, lv("bj"), ci(32)), lv("j"));
   CHECK(check(t.make({t.row(), narrow}, 32, 32)) ==
         "mapping never writes C[i, j] for 64*floor((j)/32) >= N (e.g. C[0, 32] when M = 1, N = 33)\n");
+}
+
+TEST_CASE("checks: a loop bounded by min() is proven to cover the rest of its tile") {
+  // `i < min(a, b)` is checked as `i < a and i < b`: one convex set, so the
+  // proof of the exact tile stays within the budget (and is silent).
+  auto kernelWith = [](const std::string &extent) {
+    Module m = unittest::moduleFromSource(fmt::format(R"(
+op add1(X: f32[N]) -> Z: f32[N] {{ Z[i] = X[i] + 1.0; }}
+kernel k implements add1 on cpu {{
+  for (t) in spatial(64) * repeat(cdiv(N, 1024)) on cores {{
+    for i in 0..{} {{ Z[i + t * 16] = X[i + t * 16] + 1.0; }}
+  }}
+}}
+)", extent));
+    for (const Export &e : m.exports)
+      if (e.kernel) return e.kernel;
+    FAIL("no kernel");
+    return KernelPtr();
+  };
+  CHECK(check(kernelWith("min(16, N - t * 16)")) == "");
+  CHECK(check(kernelWith("min(15, N - t * 16)")).rfind("mapping never writes Z[i]", 0) == 0);
+  CHECK(check(kernelWith("min(16, N - t * 16 - 1)")) == "mapping never writes Z[i = -1 + N] (e.g. Z[0] when N = 1)\n");
 }
 
 TEST_CASE("checks: constant coverage and plain-store overwrites") {
