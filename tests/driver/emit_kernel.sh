@@ -2,10 +2,9 @@
 # emit_kernel.sh TKC FILE TARGET: `tkc --emit=kernel` prints the schedules
 # tkc chose for FILE's exports as .tk kernels (docs/driver.md); a file that
 # imports FILE and holds those kernels must compile to the same code: the
-# assembly (CPU), PTX (cuda) or MPE/CPE C sources (sunway) of each
+# assembly (CPU), PTX (cuda) or compiled MPE/CPE C sources (sunway) of each
 # `<op>_schedule` equals that of `<op>` byte for byte once the symbols are
-# renamed (and, for C, the `/* .tk line N */` comments that name lines of
-# different files are left out).
+# renamed.
 set -u
 TKC=$1 FILE=$2 TARGET=$3
 WORK=$(mktemp -d)
@@ -16,14 +15,25 @@ case $TARGET in cuda*) kind=ptx ;; sunway*) kind=sources ;; esac
 "$TKC" "$FILE" --target="$TARGET" --emit=kernel -o "$WORK/k.tk" 2>"$WORK/err" || { cat "$WORK/err"; fail "--emit=kernel"; }
 grep -q '^kernel [A-Za-z0-9_]*_schedule implements ' "$WORK/k.tk" || fail "no schedule printed"
 { echo "import \"$FILE\";"; cat "$WORK/k.tk"; } >"$WORK/rt.tk"
-# One text per compile: the assembly or PTX, or the sunway build's C sources
-# in a fixed order, named after the module.
+renames() { # the schedules' names back to their ops' names, in the files given
+  local k
+  for k in $(sed -n 's/^kernel \([A-Za-z0-9_]*\)_schedule implements .*/\1/p' "$WORK/k.tk"); do
+    sed -i "s/${k}_schedule/${k}/g" "$@"
+  done
+}
+# One text per compile: the assembly or PTX; for sunway, the x86 assembly
+# the host C compiler makes of the build's C sources against the athread
+# emulator (the code, without the names of local variables, which differ:
+# the frontend spells a loop `a.1` that the printed kernel calls `a_1`).
+EMU="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../backends/sunway/emulator" && pwd)"
 compile() { # compile INPUT OUT
   if [ $kind = sources ]; then
     local stem; stem=$(basename "$1" .tk)
-    "$TKC" "$1" --target="$TARGET" -o "$WORK/$stem.dir/" || return 1
-    for f in params.h host.c slave.c; do
-      sed "s/\b$stem\b/MODULE/g; s/${stem^^}/MODULE/g" "$WORK/$stem.dir/$stem.$f" | grep -v '/\* \.tk line'
+    local dir="$WORK/$stem.dir"
+    "$TKC" "$1" --target="$TARGET" -o "$dir/" || return 1
+    [ "$stem" = rt ] && renames "$dir"/rt.*
+    for f in host.c slave.c; do
+      ${CC:-cc} -std=c99 -fwrapv -O2 -S -I"$EMU" -I"$dir" "$dir/$stem.$f" -o - || return 1
     done >"$2"
   else
     "$TKC" "$1" --target="$TARGET" --emit=$kind -o "$2"
@@ -31,10 +41,8 @@ compile() { # compile INPUT OUT
 }
 compile "$WORK/rt.tk" "$WORK/rt.out" 2>"$WORK/err" || { cat "$WORK/err"; fail "the printed kernels do not compile"; }
 compile "$FILE" "$WORK/orig.out" 2>/dev/null || fail "$FILE does not compile"
-for k in $(sed -n 's/^kernel \([A-Za-z0-9_]*\)_schedule implements .*/\1/p' "$WORK/k.tk"); do
-  sed -i "s/${k}_schedule/${k}/g" "$WORK/rt.out"
-done
+renames "$WORK/rt.out"
 # The file name is the only other difference.
-strip() { grep -v '^[[:space:]]*\.file\|source_filename\|ModuleID' "$1"; }
+strip() { grep -v '^[[:space:]]*\.file\|^[[:space:]]*\.ident\|source_filename\|ModuleID' "$1"; }
 diff <(strip "$WORK/orig.out") <(strip "$WORK/rt.out") >"$WORK/diff" || { head -20 "$WORK/diff"; fail "different code"; }
 echo "ok: $(grep -c '^kernel' "$WORK/k.tk") kernels"
