@@ -200,11 +200,13 @@ int explainFile(const DriverOptions &o, bool measure, const backend::Backend &be
       r.kernelName = k ? k->name : "";
       r.kernelSteps = kernelSteps(dump.str(), r.kernelName);
       r.kernelKind = kindOf(e, r.kernelSteps);
-      r.sourceFile = (k ? k->loc : e.op->loc).file;
-      if (k) {
-        r.kernelSource = ir::printKernelSource(*ir::spellReductions(*k), k->synthesized ? k->name + "_schedule" : k->name);
-        r.pictures = mappingPictures(*k, report.sizes);
-      }
+      // A written kernel that was refused is still drawn as written: its
+      // task grids show what the diagnostics are about.
+      const ir::Kernel *shown = k ? k.get() : e.kernel.get();
+      if (!k && e.kernel) r.kernelKind = "written, refused (see the diagnostics)";
+      r.sourceFile = (shown ? shown->loc : e.op->loc).file;
+      if (k) r.kernelSource = ir::printKernelSource(*ir::spellReductions(*k), k->synthesized ? k->name + "_schedule" : k->name);
+      if (shown) r.pictures = mappingPictures(*shown, report.sizes);
       r.statements = statementFates(e, k.get(), r.kernelSteps, sm, diags);
       for (const ir::LoweredFunc &f : funcs)
         if (f.name == e.symbol) {

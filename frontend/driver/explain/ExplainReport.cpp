@@ -75,6 +75,7 @@ std::string panesHtml(const ExportReport &e, const SourceManager &sm) {
                          escapeHtml(l));
   }
   out += "</div><div class=\"pane ir code\">";
+  if (e.loopText.empty()) out += "<span class=\"line unlinked\">(not lowered: the compile stopped before this export)</span>";
   std::istringstream in(e.loopText);
   size_t n = 0;
   for (std::string l; std::getline(in, l); ++n) {
@@ -152,7 +153,8 @@ std::string exportHtml(const ExportReport &e, const SourceManager &sm) {
                      escapeHtml(e.opName), escapeHtml(e.kernelKind), escapeHtml(e.kernelName), steps);
   out += "<h3>The kernel, as .tk you can edit</h3><p>Paste it into a file that defines or imports the op and "
          "compile it: it gives the same code (<code>tkc --emit=kernel</code>).</p>";
-  out += fmt::format("<pre class=\"kernel\">{}</pre>", escapeHtml(e.kernelSource));
+  if (e.kernelSource.empty()) out += "<p class=\"note\">None: the compile stopped before this export was scheduled.</p>";
+  else out += fmt::format("<pre class=\"kernel\">{}</pre>", escapeHtml(e.kernelSource));
   out += "<h3>Fusion</h3>" + statementsHtml(e, sm);
   out += "<h3>Who computes what</h3><p>Each task-mapping loop bound to workers, as its grid of tasks coloured by "
          "worker; thick lines separate the tiles of the outer factor of a composed mapping.</p>" +

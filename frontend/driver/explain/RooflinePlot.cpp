@@ -110,7 +110,7 @@ Roofs machineRoofs(const construct::HardwareDesc &hw, ScalarType dtype) {
 }
 
 std::string rooflineSvg(const Roofs &roofs, const OpWork &work, std::optional<double> measuredGops) {
-  const double width = 560, height = 320, left = 64, bottom = 40, top = 12, right = 16;
+  const double width = 560, height = 330, left = 64, bottom = 40, top = 24, right = 16;
   double plotW = width - left - right, plotH = height - top - bottom;
   double xLo = 1.0 / 16, xHi = 1024, yHi = std::exp2(std::ceil(std::log2(std::max(roofs.peakGops, 1.0))) + 1);
   double yLo = yHi / 65536;
@@ -127,7 +127,7 @@ std::string rooflineSvg(const Roofs &roofs, const OpWork &work, std::optional<do
                        left, Y(y), left + plotW, left - 6, Y(y) + 4, axisLabel(y));
   svg += fmt::format(R"(<text x="{}" y="{}">arithmetic intensity (operations per byte of compulsory traffic)</text>)",
                      left + plotW / 2, height - 4);
-  svg += fmt::format(R"(<text class="y" x="{}" y="{}">G op/s</text>)", left - 6, top + 10);
+  svg += fmt::format(R"(<text class="y" x="{}" y="{}">G op/s</text>)", left + 40, top - 10);
   if (roofs.peakGops > 0 && roofs.bandwidthGBs > 0) {
     double ridge = roofs.ridge();
     svg += fmt::format(R"(<polyline class="roof" points="{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}"/>)", X(xLo),
