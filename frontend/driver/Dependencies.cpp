@@ -1,6 +1,7 @@
 #include "frontend/driver/Dependencies.h"
 
 #include "frontend/Frontend.h"
+#include "frontend/driver/CompileOptions.h"
 #include "frontend/driver/Depfile.h"
 #include "frontend/driver/Hardware.h"
 #include "frontend/driver/OutputFile.h"
@@ -38,11 +39,8 @@ bool writeDependenciesOnly(const DriverOptions &o, const Input &in, const std::s
                            const backend::Backend &be, const backend::Target &target, const std::string &stdlib,
                            SourceManager &sm, DiagEngine &diags, std::string *writeError) {
   std::vector<std::string> deps;
-  FrontendOptions fo;
-  fo.includeDirs = o.includeDirs;
-  fo.stdlibDir = stdlib;
-  fo.target = target.desc.family;
-  std::optional<ir::Module> m = buildModule(in.name, fo, sm, diags, &deps, in.source());
+  std::optional<ir::Module> m =
+      buildModule(in.name, frontendOptions(o, stdlib, target.desc.family), sm, diags, &deps, in.source());
   if (!m || diags.hasErrors()) return false;
   if (o.emit != EmitKind::Ast && o.emit != EmitKind::Tensor &&
       !constructOptions(o, be.defaultHardware(target), stdlib, sm, diags, nullptr, &deps))

@@ -5,6 +5,7 @@
 #include "frontend/Frontend.h"
 #include "frontend/ResolveImports.h"
 #include "frontend/driver/CommandLine.h"
+#include "frontend/driver/CompileOptions.h"
 #include "frontend/driver/Dependencies.h"
 #include "frontend/driver/Depfile.h"
 #include "frontend/driver/EmitKinds.h"
@@ -134,11 +135,8 @@ Compiled compile(const DriverOptions &o, const Input &in, const backend::Backend
     deps.push_back(in.name);
     return oneFile(dumpAst(in.name, sm, diags, in.source()), "");
   }
-  FrontendOptions fo;
-  fo.includeDirs = o.includeDirs;
-  fo.stdlibDir = stdlib;
-  fo.target = target.desc.family;
-  std::optional<ir::Module> m = buildModule(in.name, fo, sm, diags, &deps, in.source());
+  std::optional<ir::Module> m =
+      buildModule(in.name, frontendOptions(o, stdlib, target.desc.family), sm, diags, &deps, in.source());
   if (!m || diags.hasErrors()) return std::nullopt;
   Compiled files = emitFromModule(o, in, &*m, be, target, stdlib, sm, diags, deps, trace);
   // --header=FILE (ISPC's -h): the C header too, from the same run.
@@ -174,8 +172,7 @@ Compiled emitFromModule(const DriverOptions &o, const Input &in, const ir::Modul
     std::ostream *log = diags.format() == DiagEngine::Format::Json ? nullptr : &std::cerr; // stderr holds only JSON
     return oneFile(looptune::tuneModule(*m, cpuTarget(target), to, sm, diags, log), ".tkr");
   }
-  PipelineOptions po;
-  po.target = target.desc;
+  PipelineOptions po = pipelineOptions(o, target.desc);
   po.dumpAfterEachPass = o.dumpAfterEachPass ? &std::cerr : nullptr;
   auto construct =
       constructOptions(o, be.defaultHardware(target), stdlib, sm, diags, trace, &deps);
@@ -187,10 +184,6 @@ Compiled emitFromModule(const DriverOptions &o, const Input &in, const ir::Modul
     return std::nullopt;
   }
   po.construct = &*construct;
-  po.constructContractions = o.constructContractions;
-  po.swtvmLdmSizing = o.swtvmLdmSizing;
-  po.sunwayDoubleBuffer = o.sunwayDoubleBuffer;
-  po.checkMappings = o.checkMappings;
   if (o.emit == EmitKind::Mapping || o.emit == EmitKind::Kernel) {
     std::vector<std::string> kernels;
     if (o.emit == EmitKind::Kernel)

@@ -14,6 +14,7 @@
 #include "ir/Simplify.h"
 #include "ir/TaskMapping.h"
 #include "scheduler/Pipeline.h"
+#include "sched_build.h"
 #include "source_module.h"
 
 #include <fmt/format.h>
@@ -110,12 +111,9 @@ kernel mmk implements mm on cpu {
 }
 )";
   Module mod = unittest::moduleFromSource(src);
-  SourceManager sm;
-  DiagEngine diags(sm);
-  std::ostringstream out;
-  diags.setStream(&out);
+  schedtest::DiagFixture fx;
   PipelineOptions po;
-  std::vector<KernelPtr> kernels = scheduleModule(mod, po, diags);
+  std::vector<KernelPtr> kernels = scheduleModule(mod, po, fx.diags);
   REQUIRE(kernels.size() == 1);
   std::vector<MappingPicture> pics = mappingPictures(*kernels[0], {{"M", 10}, {"N", 64}, {"K", 3}});
   REQUIRE(pics.size() == 1);
@@ -130,7 +128,7 @@ kernel mmk implements mm on cpu {
   CHECK(unknown[0].note.find("cdiv(N, 32)") != std::string::npos);
 
   // The loop IR's lines carry the kernel's source lines.
-  std::vector<LoweredFunc> funcs = lowerModule(mod, po, diags);
+  std::vector<LoweredFunc> funcs = lowerModule(mod, po, fx.diags);
   REQUIRE(funcs.size() == 2); // the op's export uses the kernel that implements it, as does mmk's
   std::vector<SourceLoc> locs;
   std::string text = printLoweredFuncLines(funcs[1], &locs);
@@ -242,14 +240,11 @@ kernel unpadded implements copy on cuda {
 }
 )";
   Module mod = unittest::moduleFromSource(src, nullptr, "t.tk", TargetFamily::Cuda);
-  SourceManager sm;
-  DiagEngine diags(sm);
-  std::ostringstream out;
-  diags.setStream(&out);
+  schedtest::DiagFixture fx;
   PipelineOptions po;
   po.target.family = TargetFamily::Cuda;
-  std::vector<KernelPtr> kernels = scheduleModule(mod, po, diags);
-  REQUIRE_MESSAGE(kernels.size() == 2, out.str());
+  std::vector<KernelPtr> kernels = scheduleModule(mod, po, fx.diags);
+  REQUIRE_MESSAGE(kernels.size() == 2, fx.out.str());
   std::vector<MappingPicture> padded = mappingPictures(*kernels[0], {{"N", 64}});
   REQUIRE(padded.size() == 3); // blocks, then the two thread mappings
   CHECK(padded[0].banks.empty());
@@ -276,14 +271,11 @@ kernel scale_rows implements scale on sunway {
 }
 )";
   Module mod = unittest::moduleFromSource(src, nullptr, "t.tk", TargetFamily::Sunway);
-  SourceManager sm;
-  DiagEngine diags(sm);
-  std::ostringstream out;
-  diags.setStream(&out);
+  schedtest::DiagFixture fx;
   PipelineOptions po;
   po.target.family = TargetFamily::Sunway;
-  std::vector<LoweredFunc> funcs = lowerModule(mod, po, diags);
-  REQUIRE_MESSAGE(funcs.size() == 2, out.str());
+  std::vector<LoweredFunc> funcs = lowerModule(mod, po, fx.diags);
+  REQUIRE_MESSAGE(funcs.size() == 2, fx.out.str());
   for (int64_t n : {1024, 700}) {
     LdmReport r = ldmAccounting(funcs[1], {{"M", 200}, {"N", n}, {"alpha", 1}});
     REQUIRE_MESSAGE(r.notCounted.empty(), r.notCounted);

@@ -1,7 +1,7 @@
 #include "frontend/driver/explain/ExplainCommand.h"
 
 #include "backends/x86/X86Backend.h"
-#include "frontend/Frontend.h"
+#include "frontend/driver/CompileOptions.h"
 #include "frontend/driver/Hardware.h"
 #include "frontend/driver/InputFile.h"
 #include "frontend/driver/JitMeasure.h"
@@ -13,6 +13,7 @@
 #include "ir/SpellReductions.h"
 #include "scheduler/Pipeline.h"
 #include "scheduler/construct/FillHoles.h"
+#include "scheduler/construct/LoopNest.h"
 
 #include <fmt/format.h>
 
@@ -30,18 +31,13 @@ using namespace explain;
 
 namespace {
 
-// Sizes the pictures, the roofline and --measure use: the --shape-hint
-// values, else 1024 for a shape symbol (as the construction optimizer
-// assumes) and 1 for a scalar parameter.
+// Sizes the pictures, the roofline and --measure use: the values the
+// construction optimizer assumes (the --shape-hint values, else its
+// defaults: 1024 for a shape symbol, 3 for a window extent, 1 for an
+// integer scalar parameter), for every export's op.
 std::map<std::string, int64_t> reportSizes(const ir::Module &m, const std::map<std::string, int64_t> &hints) {
   std::map<std::string, int64_t> sizes;
-  for (const ir::Export &e : m.exports) {
-    for (const std::string &s : e.op->symbols) sizes.emplace(s, 1024);
-    for (const ir::Param &p : e.op->inputs)
-      if (p.isScalar()) sizes.emplace(p.name, 1);
-  }
-  for (const auto &[name, v] : hints)
-    if (sizes.count(name)) sizes[name] = v;
+  for (const ir::Export &e : m.exports) sizes.merge(construct::assumedValues(*e.op, hints));
   return sizes;
 }
 
@@ -153,11 +149,8 @@ int explainFile(const DriverOptions &o, bool measure, const backend::Backend &be
   ReportInput report;
   report.inputName = in->name;
   report.target = o.target;
-  FrontendOptions fo;
-  fo.includeDirs = o.includeDirs;
-  fo.stdlibDir = stdlib;
-  fo.target = target.desc.family;
-  std::optional<ir::Module> m = buildModule(in->name, fo, sm, diags, nullptr, in->source());
+  std::optional<ir::Module> m =
+      buildModule(in->name, frontendOptions(o, stdlib, target.desc.family), sm, diags, nullptr, in->source());
   // An input that could not be read (already said, without a location) leaves nothing to report on.
   bool located = std::any_of(diags.all().begin(), diags.all().end(), [](const Diagnostic &d) { return d.loc.valid(); });
   if (!m && !located) return 1;
@@ -169,11 +162,7 @@ int explainFile(const DriverOptions &o, bool measure, const backend::Backend &be
   if (m && construct && !diags.hasErrors()) {
     report.hardware = construct->hw.name;
     report.sizes = reportSizes(*m, construct->shapes);
-    PipelineOptions po;
-    po.target = target.desc;
-    po.constructContractions = o.constructContractions;
-    po.swtvmLdmSizing = o.swtvmLdmSizing;
-    po.sunwayDoubleBuffer = o.sunwayDoubleBuffer;
+    PipelineOptions po = pipelineOptions(o, target.desc);
     // The kernels first, quietly and untraced: lowering schedules them
     // again (deterministically) and reports once.
     construct::ConstructOptions quietConstruct = *construct;

@@ -15,7 +15,6 @@ std::vector<std::string> splitLines(const std::string &text) {
   return lines;
 }
 
-bool startsWith(const std::string &s, const std::string &p) { return s.compare(0, p.size(), p) == 0; }
 
 // The function a line opens, or "": x86 assembly declares each one with
 // `.type NAME,@function` (task bodies outlined from an export are local:
@@ -24,7 +23,7 @@ std::string functionOpened(const std::string &line) {
   if (size_t type = line.find(".type"); type != std::string::npos && line.find("@function") != std::string::npos) {
     size_t begin = line.find_first_not_of(" \t", type + 5), end = line.find(',', begin);
     std::string name = line.substr(begin, end - begin);
-    return startsWith(name, ".L") ? name.substr(2) : name;
+    return name.starts_with(".L") ? name.substr(2) : name;
   }
   for (const char *kw : {".entry ", ".func "}) {
     size_t at = line.find(kw);
@@ -36,7 +35,7 @@ std::string functionOpened(const std::string &line) {
   return "";
 }
 
-bool closesFunction(const std::string &line) { return startsWith(line, ".Lfunc_end") || line == "}"; }
+bool closesFunction(const std::string &line) { return line.starts_with(".Lfunc_end") || line == "}"; }
 
 // A local label a line defines (`.LBB0_3:`, `$L__BB0_3:`), or "".
 std::string labelDefined(const std::string &line) {
@@ -71,7 +70,7 @@ bool isArithmetic(const std::string &line) {
   std::string mnemonic = instruction(line).first;
   for (const char *p : {"vfmadd", "vfnmadd", "vfmsub", "vpdpbusd", "vmulp", "vaddp", "vmuls", "vadds", "fma.",
                         "mma.", "wgmma.", "mul.f", "mul.rn.f", "add.f", "add.rn.f"})
-    if (startsWith(mnemonic, p)) return true;
+    if (mnemonic.starts_with(p)) return true;
   return false;
 }
 
@@ -89,7 +88,7 @@ std::optional<HotLoop> findHotLoop(const std::string &text, const std::string &s
   for (size_t i = 0; i < lines.size(); ++i) {
     std::string opened = functionOpened(lines[i]);
     if (!opened.empty()) {
-      function = opened == symbol || startsWith(opened, symbol + ".") || startsWith(opened, symbol + "_k") ? opened : "";
+      function = opened == symbol || opened.starts_with(symbol + ".") || opened.starts_with(symbol + "_k") ? opened : "";
       labels.clear();
       continue;
     }

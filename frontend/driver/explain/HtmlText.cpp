@@ -1,5 +1,9 @@
 #include "frontend/driver/explain/HtmlText.h"
 
+#include <fmt/format.h>
+
+#include <cmath>
+
 namespace tk::explain {
 
 std::string escapeHtml(std::string_view text) {
@@ -16,6 +20,11 @@ std::string escapeHtml(std::string_view text) {
     }
   }
   return out;
+}
+
+std::string pictureFill(int64_t id) {
+  double hue = std::fmod(static_cast<double>(id) * 0.6180339887, 1.0) * 360.0;
+  return fmt::format("hsl({:.0f},65%,{}%)", hue, 58 + 10 * (id % 3));
 }
 
 } // namespace tk::explain

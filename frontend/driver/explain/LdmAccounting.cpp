@@ -1,8 +1,8 @@
 #include "frontend/driver/explain/LdmAccounting.h"
 
+#include "frontend/driver/explain/ValueAt.h"
 #include "ir/IRVisitor.h"
 #include "ir/PrintTypes.h"
-#include "ir/Simplify.h"
 
 #include <fmt/format.h>
 
@@ -45,9 +45,7 @@ private:
 class Counter : public LoopVisitor {
 public:
   Counter(const std::map<std::string, int64_t> &values, const std::set<const LStmt *> &holders, int64_t budget)
-      : holders_(holders), budget_(budget) {
-    for (const auto &[name, v] : values) env_.emplace_back(name, intImm(v));
-  }
+      : holders_(holders), budget_(budget), at_(values) {}
   LdmReport report;
 
   void walkStmt(const LStmtPtr &s) override {
@@ -99,10 +97,7 @@ protected:
 private:
   bool stopped() const { return !report.notCounted.empty(); }
   std::optional<int64_t> value(const Expr &e) {
-    Expr c = simplify(substitute(e, env_));
-    if (c->kind == ExprKind::BoolImm) return c->intValue;
-    int64_t v = 0;
-    if (isConstInt(c, &v)) return v;
+    if (std::optional<int64_t> v = at_(e, env_)) return v;
     if (report.notCounted.empty())
       report.notCounted = fmt::format("not counted: {} has no value at these sizes", printExpr(e));
     return std::nullopt;
@@ -110,7 +105,8 @@ private:
 
   const std::set<const LStmt *> &holders_;
   int64_t budget_, iterations_ = 0;
-  std::vector<std::pair<std::string, Expr>> env_;
+  ValueAt at_;
+  ValueAt::Bindings env_; // the loops and lets around the statement visited
   std::map<const LStmt *, size_t> index_;
 };
 
@@ -122,14 +118,10 @@ LdmReport ldmAccounting(const LoweredFunc &f, const std::map<std::string, int64_
   Counter c(values, survey.holders, budget);
   c.walkStmt(f.body);
   // Buffers: their shapes need sizes only (a CPE's LDM holds them all at most).
-  std::vector<std::pair<std::string, Expr>> sizes;
-  for (const auto &[name, v] : values) sizes.emplace_back(name, intImm(v));
+  ValueAt at(values);
   for (const LStmt *a : survey.ldmAllocs) {
     LdmBuffer b{a->tensor->name, printTensorType(*a->tensor), scalarTypeBytes(a->tensor->dtype), a->loc};
-    for (const Expr &d : a->tensor->shape) {
-      int64_t v = 0;
-      b.bytes *= isConstInt(simplify(substitute(d, sizes)), &v) ? v : 0;
-    }
+    for (const Expr &d : a->tensor->shape) b.bytes *= at(d).value_or(0);
     c.report.bufferBytes += b.bytes;
     c.report.buffers.push_back(std::move(b));
   }

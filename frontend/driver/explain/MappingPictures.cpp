@@ -1,14 +1,13 @@
 #include "frontend/driver/explain/MappingPictures.h"
 
 #include "frontend/driver/explain/HtmlText.h"
+#include "frontend/driver/explain/ValueAt.h"
 #include "ir/IRVisitor.h"
 #include "ir/TaskMapping.h"
-#include "ir/Simplify.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 
 namespace tk::explain {
 
@@ -33,14 +32,6 @@ int64_t product(const std::vector<int64_t> &v) {
   int64_t p = 1;
   for (int64_t x : v) p *= x;
   return p;
-}
-
-// The picture's fill for worker `w`: hues spread by the golden ratio so
-// neighbouring ids differ, three lightness bands so hues that come back
-// still differ.
-std::string workerColour(int64_t w) {
-  double hue = std::fmod(static_cast<double>(w) * 0.6180339887, 1.0) * 360.0;
-  return fmt::format("hsl({:.0f},65%,{}%)", hue, 58 + 10 * (w % 3));
 }
 
 struct Grid {
@@ -88,7 +79,7 @@ std::string drawGrid(const TaskMapping &m, const std::vector<std::vector<int64_t
       for (size_t i = 0; i < t.size(); ++i) coords += (i ? "," : "") + std::to_string(t[i]);
       out += fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" fill="{}" data-task="{}" data-worker="{}" )"
                          R"(data-step="{}"><title>task ({}): {} {}, step {}</title></rect>)",
-                         c * cell, r * cell, cell, cell, workerColour(o->worker), coords, o->worker, o->step, coords,
+                         c * cell, r * cell, cell, cell, pictureFill(o->worker), coords, o->worker, o->step, coords,
                          workerName, o->worker, o->step);
       if (cell >= 18 && o->worker < 1000)
         out += fmt::format(R"(<text x="{}" y="{}">{}</text>)", c * cell + cell / 2, r * cell + cell * 2 / 3, o->worker);
@@ -105,8 +96,7 @@ std::string drawGrid(const TaskMapping &m, const std::vector<std::vector<int64_t
 
 class Collector : public MappingVisitor {
 public:
-  Collector(const Kernel &k, const std::map<std::string, int64_t> &values) : values_(values) {
-    for (const auto &[name, v] : values) subst_.emplace_back(name, intImm(v));
+  Collector(const Kernel &k, const std::map<std::string, int64_t> &values) : values_(values), at_(values) {
     for (const Hole &h : k.holes)
       if (h.value) holes_.emplace_back(h.id, *h.value);
   }
@@ -123,9 +113,7 @@ protected:
 
 private:
   std::optional<int64_t> evaluate(const Expr &e) const {
-    int64_t v = 0;
-    if (isConstInt(simplify(substitute(fillHoles(e, holes_), subst_)), &v)) return v;
-    return std::nullopt;
+    return at_(fillHoles(e, holes_));
   }
 
   MappingPicture picture(const MStmt &s) const {
@@ -169,7 +157,7 @@ private:
   }
 
   const std::map<std::string, int64_t> &values_;
-  std::vector<std::pair<std::string, Expr>> subst_;
+  ValueAt at_;
   std::vector<std::pair<int, int64_t>> holes_;
   int depth_ = 0;
 };

@@ -1,7 +1,7 @@
 #include "frontend/driver/explain/RooflinePlot.h"
 
+#include "frontend/driver/explain/ValueAt.h"
 #include "ir/IRVisitor.h"
-#include "ir/Simplify.h"
 
 #include <fmt/format.h>
 
@@ -16,19 +16,16 @@ namespace {
 
 class Evaluator {
 public:
-  explicit Evaluator(const std::map<std::string, int64_t> &values) {
-    for (const auto &[name, v] : values) subst_.emplace_back(name, intImm(v));
-  }
+  explicit Evaluator(const std::map<std::string, int64_t> &values) : at_(values) {}
   // The value of `e`, or nullopt with `*unknown` naming it.
   std::optional<double> operator()(const Expr &e, std::string *unknown) const {
-    int64_t v = 0;
-    if (isConstInt(simplify(substitute(e, subst_)), &v)) return static_cast<double>(v);
+    if (std::optional<int64_t> v = at_(e)) return static_cast<double>(*v);
     if (unknown->empty()) *unknown = printExpr(e);
     return std::nullopt;
   }
 
 private:
-  std::vector<std::pair<std::string, Expr>> subst_;
+  ValueAt at_;
 };
 
 bool countsAsWork(const ExprNode &n) { return n.type != ScalarType::Bool && n.type != ScalarType::I64; }

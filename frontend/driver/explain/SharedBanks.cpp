@@ -1,13 +1,13 @@
 #include "frontend/driver/explain/SharedBanks.h"
 
+#include "frontend/driver/explain/HtmlText.h"
+#include "frontend/driver/explain/ValueAt.h"
 #include "ir/IRVisitor.h"
-#include "ir/Simplify.h"
 #include "ir/TaskMapping.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <cmath>
 #include <set>
 
 namespace tk::explain {
@@ -52,16 +52,6 @@ Expr firstIteration(const Expr &e) {
   return substitute(e, zero);
 }
 
-std::optional<int64_t> constant(const Expr &e) {
-  int64_t v = 0;
-  return isConstInt(simplify(e), &v) ? std::optional(v) : std::nullopt;
-}
-
-std::string bankColour(int64_t bank) {
-  return fmt::format("hsl({:.0f},60%,{}%)", std::fmod(static_cast<double>(bank) * 0.6180339887, 1.0) * 360.0,
-                     60 + 10 * (bank % 3));
-}
-
 std::string strip(const BankAccess &a) {
   const int cell = 24;
   std::string svg = fmt::format(R"(<svg xmlns="http://www.w3.org/2000/svg" class="banks" width="{0}" height="{1}" )"
@@ -72,7 +62,7 @@ std::string strip(const BankAccess &a) {
     if (b < 0) continue;
     svg += fmt::format(R"(<rect x="{}" y="0" width="{}" height="{}" fill="{}" data-lane="{}" data-bank="{}">)"
                        R"(<title>lane {}: bank {}</title></rect><text x="{}" y="{}">{}</text>)",
-                       lane * cell, cell, cell, bankColour(b), lane, b, lane, b, lane * cell + cell / 2, cell * 2 / 3, b);
+                       lane * cell, cell, cell, pictureFill(b), lane, b, lane, b, lane * cell + cell / 2, cell * 2 / 3, b);
   }
   return svg + "</svg>";
 }
@@ -85,10 +75,9 @@ std::vector<BankAccess> sharedBankAccesses(const MStmt &mapFor, const std::map<s
   finder.walkStmt(mapFor.body);
   MappingTasks tasks = mappingTasks(mapFor.mapping, var("w.lane", VarKind::Loop),
                                     [](size_t a, size_t d) { return fmt::format("r.{}.{}", a, d); });
-  std::vector<std::pair<std::string, Expr>> sizes;
-  for (const auto &[name, v] : values) sizes.emplace_back(name, intImm(v));
+  ValueAt at(values);
   // Lanes past the mapping's workers run nothing (a block of fewer threads).
-  int64_t workers = constant(substitute(mapFor.mapping.numWorkers(), sizes)).value_or(kWarp);
+  int64_t workers = at(mapFor.mapping.numWorkers()).value_or(kWarp);
   std::vector<BankAccess> out;
   std::set<std::string> shown;
   for (const Access &acc : finder.found) {
@@ -107,7 +96,7 @@ std::vector<BankAccess> sharedBankAccesses(const MStmt &mapFor, const std::map<s
     std::vector<std::pair<std::string, Expr>> coords;
     for (size_t i = 0; i < mapFor.vars.size() && i < tasks.coords.size(); ++i)
       coords.emplace_back(mapFor.vars[i], tasks.coords[i]);
-    Expr perLane = substitute(substitute(offset, coords), sizes);
+    Expr perLane = at.bound(offset, coords);
     std::map<int64_t, std::set<int64_t>> words; // bank -> distinct words
     bool known = true;
     for (int lane = 0; lane < kWarp && known; ++lane) {
@@ -115,7 +104,7 @@ std::vector<BankAccess> sharedBankAccesses(const MStmt &mapFor, const std::map<s
         a.bank.push_back(-1);
         continue;
       }
-      std::optional<int64_t> bytes = constant(firstIteration(substitute(perLane, {{"w.lane", intImm(lane)}})));
+      std::optional<int64_t> bytes = at(firstIteration(substitute(perLane, {{"w.lane", intImm(lane)}})));
       known = bytes.has_value();
       if (!known) break;
       int64_t word = *bytes / kBankBytes;

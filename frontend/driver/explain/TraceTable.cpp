@@ -12,7 +12,6 @@ namespace tk::explain {
 
 namespace {
 
-bool startsWith(const std::string &s, const char *p) { return s.rfind(p, 0) == 0; }
 
 struct Choice {
   std::string action, benefit, prob;
@@ -39,16 +38,16 @@ public:
   std::string out;
 
   void line(const std::string &l) {
-    if (startsWith(l, "step ")) {
+    if (l.starts_with("step ")) {
       flushStep();
       closeTop();
       step_ = Step{l, "", false, {}};
       return;
     }
-    if (step_ && startsWith(l, "    ")) {
+    if (step_ && l.starts_with("    ")) {
       if (auto c = parseChoice(l)) return step_->choices.push_back(*c);
     }
-    if (step_ && startsWith(l, "  -> ")) {
+    if (step_ && l.starts_with("  -> ")) {
       std::string rest = l.substr(5);
       size_t kept = rest.find("  (kept in top_results)");
       step_->kept = kept != std::string::npos;
@@ -56,13 +55,13 @@ public:
       return flushStep();
     }
     flushStep();
-    if (startsWith(l, "top_results")) {
+    if (l.starts_with("top_results")) {
       inTop_ = true;
       out += fmt::format("<h4>{}</h4><table class=\"top\"><thead><tr><th>#</th><th>state</th><th class=\"num\">estimate</th></tr></thead><tbody>",
                          escapeHtml(l));
       return;
     }
-    if (inTop_ && startsWith(l, "  ")) {
+    if (inTop_ && l.starts_with("  ")) {
       size_t dot = l.find(". "), est = l.rfind("  est ");
       if (dot != std::string::npos && est != std::string::npos && est > dot) {
         out += fmt::format("<tr><td>{}</td><td><code>{}</code></td><td class=\"num\">{}</td></tr>",
@@ -72,7 +71,7 @@ public:
       }
     }
     closeTop();
-    if (startsWith(l, "// construct ")) out += fmt::format("<h4>{}</h4>", escapeHtml(l.substr(3)));
+    if (l.starts_with("// construct ")) out += fmt::format("<h4>{}</h4>", escapeHtml(l.substr(3)));
     else out += fmt::format("<pre class=\"trace-line\">{}</pre>", escapeHtml(l));
   }
 
