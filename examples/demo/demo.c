@@ -14,18 +14,10 @@
  *   demo                      # default shapes
  *   demo M K N [M K N ...]    # custom shapes
  */
-#include "tutorial.h"
+#include "matmul_common.h" /* mm_args, oneDNN's SGEMM, the reference (examples/tutorial) */
 
 #include "auto.h"   /* int matmul_auto(const float *A, const float *B, float *C, int64_t M, int64_t K, int64_t N) */
 #include "matmul.h" /* int matmul_tiled(...), same signature */
-
-#include <dnnl.h>
-
-typedef struct {
-  const float *A, *B;
-  float *C;
-  int64_t M, K, N;
-} mm_args;
 
 static int call_auto(void *p) {
   mm_args *a = p;
@@ -35,27 +27,16 @@ static int call_tiled(void *p) {
   mm_args *a = p;
   return matmul_tiled(a->A, a->B, a->C, a->M, a->K, a->N);
 }
-static int call_onednn(void *p) {
-  mm_args *a = p;
-  dnnl_status_t s = dnnl_sgemm('N', 'N', a->M, a->N, a->K, 1.0f, a->A, a->K > 0 ? a->K : 1, a->B,
-                               a->N > 0 ? a->N : 1, 0.0f, a->C, a->N > 0 ? a->N : 1);
-  return s == dnnl_success ? 0 : 100 + (int)s;
-}
 
 static int run_shape(int64_t M, int64_t K, int64_t N) {
   float *A = tut_random(M * K), *B = tut_random(K * N), *C = tut_alloc(M * N);
-  double *want = calloc((size_t)(M * N > 0 ? M * N : 1), sizeof(double));
+  double *want = tut_matmul_reference(A, B, M, K, N);
   if (!want) return 1;
-  for (int64_t i = 0; i < M; ++i) /* i-k-j: the reference walks B along its rows */
-    for (int64_t k = 0; k < K; ++k) {
-      double a = A[i * K + k];
-      for (int64_t j = 0; j < N; ++j) want[i * N + j] += a * (double)B[k * N + j];
-    }
   mm_args args = {A, B, C, M, K, N};
   tut_candidate c[] = {
       {"tkc, automatic schedule (no kernel)", call_auto, &args, 0, 0, 0},
       {"tkc, hand kernel matmul_tiled", call_tiled, &args, 0, 0, 0},
-      {"oneDNN dnnl_sgemm", call_onednn, &args, 0, 0, 0},
+      {"oneDNN dnnl_sgemm", tut_call_onednn_sgemm, &args, 0, 0, 0},
   };
   printf("%lld x %lld x %lld\n", (long long)M, (long long)K, (long long)N);
   tut_run(c, 3, C, M * N, want, 0);

@@ -38,7 +38,7 @@ if stale "$OUT/auto.o" "$AUTO" "$TKC" || stale "$OUT/auto.h" "$AUTO" "$TKC"; the
   touch "$OUT/auto.o" "$OUT/auto.h"
 fi
 TUT="$ROOT/examples/tutorial"
-if stale "$OUT/demo" "$OUT/matmul.o" "$OUT/auto.o" "$ROOT/examples/demo/demo.c" "$TUT/tutorial.h" "$BUILD/lib/libtkrt.a"; then
+if stale "$OUT/demo" "$OUT/matmul.o" "$OUT/auto.o" "$ROOT/examples/demo/demo.c" "$TUT/tutorial.h" "$TUT/matmul_common.h" "$BUILD/lib/libtkrt.a"; then
   echo "+ cc demo.c matmul.o auto.o -ltkrt -ldnnl -> $OUT/demo"
   "$CC" -O2 -std=c11 -Wall -Wextra -I"$OUT" -I"$TUT" "$ROOT/examples/demo/demo.c" "$OUT/matmul.o" "$OUT/auto.o" \
     -L"$BUILD/lib" -ltkrt -ldnnl -lpthread -lm -o "$OUT/demo"

@@ -9,24 +9,16 @@
  * double-precision reference; the table gives GFLOP/s of the median run and
  * the speed relative to oneDNN. Exit status 1 if any result is wrong.
  * --check: correctness only (the tests). */
-#include "tutorial.h"
+#include "matmul_common.h"
 
 #include "auto.h"   /* int matmul(const float *A, const float *B, float *C, int64_t M, int64_t K, int64_t N) */
 #include "lesson.h" /* the same signature under the lesson kernel's name */
-
-#include <dnnl.h>
 
 #ifndef LESSON_FN
 #error "compile with -DLESSON_FN=<the lesson's kernel name>"
 #endif
 #define TUT_STR2(x) #x
 #define TUT_STR(x) TUT_STR2(x)
-
-typedef struct {
-  const float *A, *B;
-  float *C;
-  int64_t M, K, N;
-} mm_args;
 
 static int call_lesson(void *p) {
   mm_args *a = p;
@@ -36,30 +28,16 @@ static int call_auto(void *p) {
   mm_args *a = p;
   return matmul(a->A, a->B, a->C, a->M, a->K, a->N);
 }
-static int call_onednn(void *p) {
-  mm_args *a = p;
-  /* Row-major, no transposes; the leading dimensions must be >= 1 even for
-   * empty matrices. */
-  dnnl_status_t s = dnnl_sgemm('N', 'N', a->M, a->N, a->K, 1.0f, a->A, a->K > 0 ? a->K : 1, a->B,
-                               a->N > 0 ? a->N : 1, 0.0f, a->C, a->N > 0 ? a->N : 1);
-  return s == dnnl_success ? 0 : 100 + (int)s;
-}
 
 static int run_shape(int64_t M, int64_t K, int64_t N, int check_only) {
   float *A = tut_random(M * K), *B = tut_random(K * N), *C = tut_alloc(M * N);
-  double *want = calloc((size_t)(M * N > 0 ? M * N : 1), sizeof(double));
+  double *want = tut_matmul_reference(A, B, M, K, N);
   if (!want) return 1;
-  /* i-k-j order walks B and the reference row along memory. */
-  for (int64_t i = 0; i < M; ++i)
-    for (int64_t k = 0; k < K; ++k) {
-      double a = A[i * K + k];
-      for (int64_t j = 0; j < N; ++j) want[i * N + j] += a * (double)B[k * N + j];
-    }
   mm_args args = {A, B, C, M, K, N};
   tut_candidate c[] = {
       {"lesson kernel " TUT_STR(LESSON_FN), call_lesson, &args, 0, 0, 0},
       {"automatic schedule (no kernel)", call_auto, &args, 0, 0, 0},
-      {"oneDNN dnnl_sgemm", call_onednn, &args, 0, 0, 0},
+      {"oneDNN dnnl_sgemm", tut_call_onednn_sgemm, &args, 0, 0, 0},
   };
   printf("matmul %lld x %lld x %lld (M x K x N, f32)\n", (long long)M, (long long)K, (long long)N);
   tut_run(c, 3, C, M * N, want, check_only);

@@ -120,7 +120,7 @@ else
   # take cores from the next implementation timed (bench/ does the same).
   export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
 fi
-if stale "$OUT/run" "$OUT/lesson.o" "$OUT/auto.o" "$DRIVER" "$HERE/tutorial.h" "$0"; then
+if stale "$OUT/run" "$OUT/lesson.o" "$OUT/auto.o" "$DRIVER" "$HERE/tutorial.h" "$HERE/matmul_common.h" "$0"; then
   echo "+ cc ${FAMILY}_main.c lesson.o auto.o -> $OUT/run"
   "$CC" -O2 -std=c11 -Wall -Wextra -I"$OUT" -I"$HERE" "${INC[@]}" "${DEFINES[@]}" "$DRIVER" \
     "$OUT/lesson.o" "$OUT/auto.o" "${LIBS[@]}" -o "$OUT/run"
