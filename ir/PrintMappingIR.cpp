@@ -46,6 +46,19 @@ struct Printer {
 
   void pad(int depth) { os << std::string(2 * depth, ' '); }
 
+  // Operand i of a GPU statement. In source, a fragment (every operand of
+  // mma, the destination of ldmatrix) is spelt as the user writes it: the
+  // register tensor indexed by all but its fragment dimension, whose index
+  // sema adds (always 0).
+  std::string operand(const MStmt &s, size_t i) const {
+    const Expr &e = s.operands[i];
+    bool fragment = s.intrinsic == GpuIntrinsic::Mma ||
+                    (i == 0 && (s.intrinsic == GpuIntrinsic::LdMatrix || s.intrinsic == GpuIntrinsic::LdMatrixTrans));
+    if (!source || !fragment || e->kind != ExprKind::Load || e->args.empty()) return expr(e);
+    std::vector<Expr> outer(e->args.begin(), e->args.end() - 1);
+    return outer.empty() ? e->tensor->name : printAccess(*e->tensor, outer);
+  }
+
   // Statements of a body, without the braces around them.
   void body(const MStmtPtr &s, int depth) {
     if (!s) return;
@@ -107,7 +120,7 @@ struct Printer {
     case MStmt::Kind::Intrinsic:
       pad(depth);
       os << gpuIntrinsicName(s->intrinsic) << '(';
-      for (size_t i = 0; i < s->operands.size(); ++i) os << (i ? ", " : "") << expr(s->operands[i]);
+      for (size_t i = 0; i < s->operands.size(); ++i) os << (i ? ", " : "") << operand(*s, i);
       os << ");\n";
       return;
     case MStmt::Kind::If:

@@ -44,29 +44,18 @@ public:
   // The checked kernel of an export (its own, or the op's default
   // schedule); null when checking reported errors. Each kernel is scheduled
   // once even when several exports use it.
-  KernelPtr schedule(const Export &e) {
+  KernelPtr schedule(const Export &e) { return scheduled(e).kernel; }
+
+  // The record of scheduling e's kernel (scheduling it first if need be).
+  const ExportSchedule &scheduled(const Export &e) {
     const void *key = e.kernel ? static_cast<const void *>(e.kernel.get()) : e.op.get();
     auto it = done_.find(key);
     if (it != done_.end()) return it->second;
-    KernelPtr &slot = done_[key];
-    if (verifiedOps_.insert(e.op.get()).second) verifyTensorIR(*e.op);
-    const TargetHooks &hooks = targetHooks(opts_.target.family);
-    KernelPtr k = e.kernel;
-    if (!k) k = hooks.constructKernel(e.op, *this); // [hook constructKernel]
-    if (!k) k = defaultKernel(e.op);
-    verifyMappingIR(*k, false);
-    bool open = std::any_of(k->holes.begin(), k->holes.end(), [](const Hole &h) { return !h.value; });
-    if (open && opts_.construct) {
-      k = construct::fillHolesByConstruction(*k, *opts_.construct, diags_);
-      if (!k) return slot = nullptr;
-    }
-    KernelPtr filled = checkHoles(*k, diags_);
-    if (!filled) return slot = nullptr;
-    kernelStep("CheckHoles", *filled);
-    verifyMappingIR(*filled, true);
-    if (!checkTaskMappings(*filled, diags_)) return slot = nullptr;
-    if (!hooks.checkKernel(*filled, *this)) return slot = nullptr; // [hook checkKernel]
-    return slot = filled;
+    ExportSchedule &rec = done_[key];
+    current_ = &rec;
+    rec.kernel = scheduleAnew(e);
+    current_ = nullptr;
+    return rec;
   }
 
   std::optional<LoweredFunc> lower(const Export &e) {
@@ -102,16 +91,44 @@ public:
     if (fused != k) kernelStep("FuseStatements", *fused);
     KernelPtr out = targetHooks(k->target).fuseDefault(fused, *this); // [hook fuseDefault]
     for (const FusionRefusal &r : refused)
-      if (!fusedTogether(*out, r.stmt, r.anchor)) diags_.warning(r.loc, r.message);
+      if (!fusedTogether(*out, r.stmt, r.anchor)) {
+        diags_.warning(r.loc, r.message);
+        if (current_) current_->refusedFusions.push_back(RefusedFusion{r.loc, r.message});
+      }
     return out;
   }
 
   const PipelineOptions &options() const override { return opts_; }
   DiagEngine &diags() override { return diags_; }
-  void kernelStep(const char *pass, const Kernel &k) override { dump(pass, k.name, printKernel(k)); }
+  void kernelStep(const char *pass, const Kernel &k) override {
+    if (current_) current_->kernelPasses.push_back(pass);
+    dump(pass, k.name, printKernel(k));
+  }
   void funcStep(const char *pass, const LoweredFunc &f) override { step(pass, f, true); }
 
 private:
+  // schedule()'s work for a kernel not scheduled yet.
+  KernelPtr scheduleAnew(const Export &e) {
+    if (verifiedOps_.insert(e.op.get()).second) verifyTensorIR(*e.op);
+    const TargetHooks &hooks = targetHooks(opts_.target.family);
+    KernelPtr k = e.kernel;
+    if (!k) k = hooks.constructKernel(e.op, *this); // [hook constructKernel]
+    if (!k) k = defaultKernel(e.op);
+    verifyMappingIR(*k, false);
+    bool open = std::any_of(k->holes.begin(), k->holes.end(), [](const Hole &h) { return !h.value; });
+    if (open && opts_.construct) {
+      k = construct::fillHolesByConstruction(*k, *opts_.construct, diags_);
+      if (!k) return nullptr;
+    }
+    KernelPtr filled = checkHoles(*k, diags_);
+    if (!filled) return nullptr;
+    kernelStep("CheckHoles", *filled);
+    verifyMappingIR(*filled, true);
+    if (!checkTaskMappings(*filled, diags_)) return nullptr;
+    if (!hooks.checkKernel(*filled, *this)) return nullptr; // [hook checkKernel]
+    return filled;
+  }
+
   void step(const char *pass, const LoweredFunc &f, bool reductionsLowered) {
     dump(pass, f.name, printLoweredFunc(f));
     verifyLoopIR(f, reductionsLowered);
@@ -138,7 +155,8 @@ private:
 
   const PipelineOptions &opts_;
   DiagEngine &diags_;
-  std::map<const void *, KernelPtr> done_;
+  std::map<const void *, ExportSchedule> done_; // by user kernel, or by op for default schedules
+  ExportSchedule *current_ = nullptr;            // the record of the kernel being scheduled
   std::set<const Op *> verifiedOps_;
   std::set<const TensorDecl *> unchecked_; // of the function being lowered
 };
@@ -163,11 +181,17 @@ std::vector<KernelPtr> scheduleModule(const Module &m, const PipelineOptions &op
   return out;
 }
 
-std::vector<LoweredFunc> lowerModule(const Module &m, const PipelineOptions &opts, DiagEngine &diags) {
+std::vector<LoweredFunc> lowerModule(const Module &m, const PipelineOptions &opts, DiagEngine &diags,
+                                     std::vector<ExportSchedule> *schedules) {
   Run run(opts, diags);
   std::vector<LoweredFunc> out;
-  for (const Export &e : m.exports)
+  for (const Export &e : m.exports) {
     if (auto f = run.lower(e)) out.push_back(std::move(*f));
+    if (schedules) {
+      schedules->push_back(run.scheduled(e));
+      schedules->back().symbol = e.symbol;
+    }
+  }
   return out;
 }
 

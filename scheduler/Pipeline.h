@@ -10,6 +10,7 @@
 #include "scheduler/TargetDesc.h"
 
 #include <iosfwd>
+#include <string>
 #include <vector>
 
 namespace tk {
@@ -41,12 +42,30 @@ struct PipelineOptions {
   bool checkMappings = false;
 };
 
+// A fusion the pipeline refused and left undone: the statement that stayed
+// apart and why (also reported as a warning there).
+struct RefusedFusion {
+  SourceLoc loc;
+  std::string message;
+};
+
+// What scheduling made of one export, as data for tools that explain a
+// compile (tkc explain) instead of reading the pass dump or the warnings.
+struct ExportSchedule {
+  std::string symbol;
+  ir::KernelPtr kernel;                  // the checked kernel lowered; null when the checks refused it
+  std::vector<std::string> kernelPasses; // kernel-level passes that built it, in order ("ConstructSchedule", "FuseRows", ...)
+  std::vector<RefusedFusion> refusedFusions;
+};
+
 // For every export of `m`: take its kernel (or build the default schedule for
 // its op), check it (holes filled, task mappings, scopes), and lower it to
 // loop IR. Errors go to `diags` at the user's source location; the result
-// then holds only the functions that lowered cleanly.
-std::vector<ir::LoweredFunc> lowerModule(const ir::Module &m, const PipelineOptions &opts,
-                                         DiagEngine &diags);
+// then holds only the functions that lowered cleanly. When `schedules` is
+// given, it receives one ExportSchedule per export, in export order (an
+// export sharing another's kernel repeats that export's record).
+std::vector<ir::LoweredFunc> lowerModule(const ir::Module &m, const PipelineOptions &opts, DiagEngine &diags,
+                                         std::vector<ExportSchedule> *schedules = nullptr);
 
 // The mapping-IR kernels lowerModule would lower (user kernels and default
 // schedules), after checking — for `--emit=mapping`.

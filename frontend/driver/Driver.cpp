@@ -15,7 +15,6 @@
 #include "frontend/driver/RankingOptions.h"
 #include "frontend/driver/TrainCostModel.h"
 #include "frontend/driver/explain/ExplainCommand.h"
-#include "ir/SpellReductions.h"
 #include "frontend/driver/Tune.h"
 #include "scheduler/Pipeline.h"
 #include "scheduler/construct/HardwareDesc.h"
@@ -192,7 +191,7 @@ Compiled emitFromModule(const DriverOptions &o, const Input &in, const ir::Modul
                                     fs::path(in.name).filename().string(), o.target));
     for (const ir::KernelPtr &k : scheduleModule(*m, po, diags))
       kernels.push_back(o.emit == EmitKind::Mapping ? ir::printKernel(*k)
-                        : ir::printKernelSource(*ir::spellReductions(*k), k->synthesized ? k->name + "_schedule" : k->name));
+                                                    : kernelAsSource(*k));
     if (diags.hasErrors()) return std::nullopt;
     return oneFile(joined(kernels), "");
   }

@@ -1,5 +1,7 @@
 #include "frontend/driver/EmitKinds.h"
 
+#include "ir/SpellReductions.h"
+
 #include <fmt/format.h>
 
 namespace tk::driver {
@@ -47,6 +49,10 @@ std::string emitKindRefusal(const DriverOptions &o, const backend::Backend &be) 
     return fmt::format("--emit={} needs a {} target (--target={})", name, ir::targetFamilyName(other->family()), list);
   }
   return fmt::format("--emit={} is not available for any target of this build", name);
+}
+
+std::string kernelAsSource(const ir::Kernel &k) {
+  return ir::printKernelSource(*ir::spellReductions(k), k.name + "_schedule");
 }
 
 } // namespace tk::driver

@@ -4,6 +4,7 @@
 #pragma once
 #include "backends/Backend.h"
 #include "frontend/driver/CommandLine.h"
+#include "ir/MappingIR.h"
 
 #include <string>
 
@@ -20,5 +21,11 @@ backend::OutputKind outputKind(EmitKind k);
 // targets whose backend can (or, for a target whose build is a set of
 // sources, asking for `-o DIR/`).
 std::string emitKindRefusal(const DriverOptions &o, const backend::Backend &be);
+
+// A checked kernel as --emit=kernel (and tkc explain) print it: `.tk`
+// source named `<name>_schedule` (the op's name for a schedule tkc made,
+// the kernel's for one the user wrote), so that it can be pasted beside the
+// file it came from without clashing, reductions spelt as accumulator loops.
+std::string kernelAsSource(const ir::Kernel &k);
 
 } // namespace tk::driver

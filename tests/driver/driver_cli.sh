@@ -410,7 +410,7 @@ TK
   grep -q "a store hint ('stream') belongs in a kernel, not in an op body" err.txt || fail "op hint message"
   # --emit=kernel: default schedules with their reductions as loops.
   expect_rc 0 "$TKC" h.tk --emit=kernel -o -
-  grep -q '^kernel twice_hinted implements twice on cpu {' out.txt || fail "user kernel not printed"
+  grep -q '^kernel twice_hinted_schedule implements twice on cpu {' out.txt || fail "user kernel not printed"
   # Sibling loops named alike become i and i.1 in the mapping IR, i and i_1
   # (no clash with the user's own i_1_ names) in the printed kernel.
   cat >u.tk <<'TK'
@@ -425,8 +425,9 @@ TK
   expect_rc 0 "$TKC" u.tk --emit=kernel -o k.tk
   grep -q 'for (i_1) in repeat(4)' k.tk || fail "unique loop name not spelt as an identifier"
   grep -q 'i\.1' k.tk && fail "a dotted name was printed"
-  sed 's/twice_twice/again/' k.tk >k2.tk
-  { echo 'import "u.tk";'; cat k2.tk; } >rt.tk
+  # Printed as twice_twice_schedule, so it compiles beside the file it came from.
+  grep -q '^kernel twice_twice_schedule implements twice' k.tk || fail "user kernel not named <kernel>_schedule"
+  { echo 'import "u.tk";'; cat k.tk; } >rt.tk
   expect_rc 0 "$TKC" rt.tk --emit=mapping -o -
   ;;
 dump_after_each_pass)

@@ -2,9 +2,9 @@
 # emit_kernel.sh TKC FILE TARGET: `tkc --emit=kernel` prints the schedules
 # tkc chose for FILE's exports as .tk kernels (docs/driver.md); a file that
 # imports FILE and holds those kernels must compile to the same code: the
-# assembly (CPU), PTX (cuda) or compiled MPE/CPE C sources (sunway) of each
-# `<op>_schedule` equals that of `<op>` byte for byte once the symbols are
-# renamed.
+# assembly (CPU), PTX device entries (cuda) or compiled MPE/CPE C sources
+# (sunway) of each `<name>_schedule` equal those of `<name>` (the op, or the
+# kernel the file wrote) byte for byte once the symbols are renamed.
 set -u
 TKC=$1 FILE=$2 TARGET=$3
 WORK=$(mktemp -d)
@@ -42,6 +42,24 @@ compile() { # compile INPUT OUT
 compile "$WORK/rt.tk" "$WORK/rt.out" 2>"$WORK/err" || { cat "$WORK/err"; fail "the printed kernels do not compile"; }
 compile "$FILE" "$WORK/orig.out" 2>/dev/null || fail "$FILE does not compile"
 renames "$WORK/rt.out"
+if [ $kind = ptx ]; then
+  # A file may also export an op under its own name beside the kernel that
+  # implements it (stdlib/gpu/*.tk): compare each printed kernel's device
+  # entries (NAME_k0, NAME_k1, ...), which are self-contained in PTX but
+  # for the function's position in the module in branch labels ($L__BB2_4).
+  entries() { # entries PTX NAME...
+    local f=$1; shift
+    local n; for n in "$@"; do
+      awk -v re="^[.]visible [.]entry ${n}_k[0-9]+[(]" '$0 ~ re {on=1} on {print} on && /^}/ {on=0}' "$f"
+    done | sed 's/[$]L__BB[0-9]*_/$L__BB_/g'
+  }
+  names=$(sed -n 's/^kernel \([A-Za-z0-9_]*\)_schedule implements .*/\1/p' "$WORK/k.tk")
+  entries "$WORK/orig.out" $names >"$WORK/orig.entries"
+  entries "$WORK/rt.out" $names >"$WORK/rt.entries"
+  [ -s "$WORK/orig.entries" ] || fail "no device entry of the printed kernels in $FILE's PTX"
+  mv "$WORK/orig.entries" "$WORK/orig.out"
+  mv "$WORK/rt.entries" "$WORK/rt.out"
+fi
 # The file name is the only other difference.
 strip() { grep -v '^[[:space:]]*\.file\|^[[:space:]]*\.ident\|source_filename\|ModuleID' "$1"; }
 diff <(strip "$WORK/orig.out") <(strip "$WORK/rt.out") >"$WORK/diff" || { head -20 "$WORK/diff"; fail "different code"; }

@@ -2,6 +2,7 @@
 
 #include "backends/x86/X86Backend.h"
 #include "frontend/driver/CompileOptions.h"
+#include "frontend/driver/EmitKinds.h"
 #include "frontend/driver/Hardware.h"
 #include "frontend/driver/InputFile.h"
 #include "frontend/driver/JitMeasure.h"
@@ -10,7 +11,6 @@
 #include "frontend/driver/explain/ExplainReport.h"
 #include "ir/IRRewrite.h"
 #include "ir/PrintLoopIRLines.h"
-#include "ir/SpellReductions.h"
 #include "scheduler/Pipeline.h"
 #include "scheduler/construct/FillHoles.h"
 #include "scheduler/construct/LoopNest.h"
@@ -41,32 +41,17 @@ std::map<std::string, int64_t> reportSizes(const ir::Module &m, const std::map<s
   return sizes;
 }
 
-// The kernel-level steps of the pass dump (`// ---- after PASS: NAME ----`)
-// for kernel `name`, in order.
-std::vector<std::string> kernelSteps(const std::string &dump, const std::string &name) {
-  std::vector<std::string> steps;
-  std::istringstream in(dump);
-  const std::string head = "// ---- after ";
-  for (std::string l; std::getline(in, l);) {
-    if (l.rfind(head, 0) != 0) continue;
-    size_t colon = l.find(": ", head.size());
-    if (colon == std::string::npos || l.compare(colon + 2, name.size() + 5, name + " ----") != 0) continue;
-    std::string pass = l.substr(head.size(), colon - head.size());
-    bool kernelPass = pass == "DefaultSchedule" || pass == "FuseStatements" || pass == "FuseRows" ||
-                      pass == "CheckHoles" || pass.rfind("Construct", 0) == 0;
-    if (kernelPass) steps.push_back(pass);
-  }
-  return steps;
-}
-
-std::string kindOf(const ir::Export &e, const std::vector<std::string> &steps) {
+// The kind of kernel lowered, from the kernel-level passes that built it:
+// the last constructor named wins (ConstructStages runs the constructors of
+// its stages first).
+std::string kindOf(const ir::Export &e, const std::vector<std::string> &passes) {
   if (e.kernel) {
     for (const ir::Hole &h : e.kernel->holes)
       if (!h.value) return "written, holes filled by construction";
     return "written";
   }
-  for (const std::string &s : steps)
-    if (s.rfind("Construct", 0) == 0) return "constructed (" + s + ")";
+  for (auto it = passes.rbegin(); it != passes.rend(); ++it)
+    if (it->find("Construct") != std::string::npos) return "constructed (" + *it + ")";
   return "default schedule";
 }
 
@@ -75,13 +60,14 @@ std::string trimmed(std::string_view s) {
   return b == std::string_view::npos ? "" : std::string(s.substr(b, e - b + 1));
 }
 
-// What became of each statement of the export's op: a fusion refusal (a
-// warning at the statement) says why it stayed apart; otherwise an
-// intermediate that the kernel no longer stores was fused into its
-// readers, and one it still stores is a tensor of its own.
-std::vector<StatementFate> statementFates(const ir::Export &e, const ir::Kernel *k, const std::vector<std::string> &steps,
-                                          const SourceManager &sm, const DiagEngine &diags) {
-  bool rows = std::find(steps.begin(), steps.end(), "FuseRows") != steps.end();
+// What became of each statement of the export's op: a refused fusion says
+// why it stayed apart; otherwise an intermediate that the kernel no longer
+// stores was fused into its readers, and one it still stores is a tensor of
+// its own.
+std::vector<StatementFate> statementFates(const ir::Export &e, const ExportSchedule &sched, const SourceManager &sm) {
+  const ir::Kernel *k = sched.kernel.get();
+  const std::vector<std::string> &passes = sched.kernelPasses;
+  bool rows = std::find(passes.begin(), passes.end(), "FuseRows") != passes.end();
   std::set<std::string> stored;
   if (k) ir::visitMStmt(k->body, [&](const ir::MStmt &s) {
     if (s.kind == ir::MStmt::Kind::Store) stored.insert(s.tensor->name);
@@ -91,11 +77,10 @@ std::vector<StatementFate> statementFates(const ir::Export &e, const ir::Kernel 
     StatementFate f;
     f.loc = a.loc;
     f.text = a.loc.valid() ? trimmed(sm.lineText(a.loc.file, a.loc.line)) : a.target->name + "[..] = ..";
-    for (const Diagnostic &d : diags.all())
-      if (d.severity == Severity::Warning && d.loc.file == a.loc.file && d.loc.line == a.loc.line &&
-          d.message.find("fuse") != std::string::npos) {
+    for (const RefusedFusion &r : sched.refusedFusions)
+      if (r.loc.file == a.loc.file && r.loc.line == a.loc.line) {
         f.refused = true;
-        f.outcome = d.message;
+        f.outcome = r.message;
       }
     if (f.refused) {
     } else if (e.kernel) {
@@ -111,12 +96,6 @@ std::vector<StatementFate> statementFates(const ir::Export &e, const ir::Kernel 
     out.push_back(std::move(f));
   }
   return out;
-}
-
-ir::KernelPtr kernelOf(const ir::Export &e, const std::vector<ir::KernelPtr> &kernels) {
-  for (const ir::KernelPtr &k : kernels)
-    if (e.kernel ? k->name == e.kernel->name && !k->synthesized : k->synthesized && k->name == e.op->name) return k;
-  return nullptr;
 }
 
 void measureExport(ExportReport &r, const ir::LoweredFunc &f, const CpuTarget *cpu,
@@ -154,7 +133,7 @@ int explainFile(const DriverOptions &o, bool measure, const backend::Backend &be
   // An input that could not be read (already said, without a location) leaves nothing to report on.
   bool located = std::any_of(diags.all().begin(), diags.all().end(), [](const Diagnostic &d) { return d.loc.valid(); });
   if (!m && !located) return 1;
-  std::ostringstream trace, dump;
+  std::ostringstream trace;
   auto construct = constructOptions(o, be.defaultHardware(target), stdlib, sm, diags, &trace);
   const CpuTarget *cpu = target.desc.family == ir::TargetFamily::Cpu ? &std::any_cast<const CpuTarget &>(target.spec)
                                                                      : nullptr;
@@ -163,40 +142,33 @@ int explainFile(const DriverOptions &o, bool measure, const backend::Backend &be
     report.hardware = construct->hw.name;
     report.sizes = reportSizes(*m, construct->shapes);
     PipelineOptions po = pipelineOptions(o, target.desc);
-    // The kernels first, quietly and untraced: lowering schedules them
-    // again (deterministically) and reports once.
-    construct::ConstructOptions quietConstruct = *construct;
-    quietConstruct.gensor.trace = nullptr;
-    po.construct = &quietConstruct;
-    std::ostringstream discard;
-    DiagEngine quiet(sm);
-    quiet.setStream(&discard);
-    std::vector<ir::KernelPtr> kernels = scheduleModule(*m, po, quiet);
     po.construct = &*construct;
-    po.dumpAfterEachPass = &dump;
-    std::vector<ir::LoweredFunc> funcs = lowerModule(*m, po, diags);
+    std::vector<ExportSchedule> schedules;
+    std::vector<ir::LoweredFunc> funcs = lowerModule(*m, po, diags, &schedules);
     std::string code;
     backend::EmitOptions eo{o.optLevel, fs::path(in->name).filename().string()};
     backend::OutputKind kind =
         be.canEmit(backend::OutputKind::Assembly) ? backend::OutputKind::Assembly : backend::OutputKind::Ptx;
     if (!diags.hasErrors() && be.canEmit(kind))
       if (auto outs = be.emit(funcs, target, eo, {kind}, diags); outs && !outs->empty()) code = outs->front().bytes;
-    for (const ir::Export &e : m->exports) {
+    for (size_t i = 0; i < m->exports.size(); ++i) {
+      const ir::Export &e = m->exports[i];
+      const ExportSchedule &sched = schedules[i];
       ExportReport r;
       r.symbol = e.symbol;
       r.opName = e.op->name;
-      ir::KernelPtr k = kernelOf(e, kernels);
+      const ir::KernelPtr &k = sched.kernel;
       r.kernelName = k ? k->name : "";
-      r.kernelSteps = kernelSteps(dump.str(), r.kernelName);
+      r.kernelSteps = sched.kernelPasses;
       r.kernelKind = kindOf(e, r.kernelSteps);
       // A written kernel that was refused is still drawn as written: its
       // task grids show what the diagnostics are about.
       const ir::Kernel *shown = k ? k.get() : e.kernel.get();
       if (!k && e.kernel) r.kernelKind = "written, refused (see the diagnostics)";
       r.sourceFile = (shown ? shown->loc : e.op->loc).file;
-      if (k) r.kernelSource = ir::printKernelSource(*ir::spellReductions(*k), k->synthesized ? k->name + "_schedule" : k->name);
+      if (k) r.kernelSource = kernelAsSource(*k);
       if (shown) r.pictures = mappingPictures(*shown, report.sizes);
-      r.statements = statementFates(e, k.get(), r.kernelSteps, sm, diags);
+      r.statements = statementFates(e, sched, sm);
       for (const ir::LoweredFunc &f : funcs)
         if (f.name == e.symbol) {
           r.loopText = ir::printLoweredFuncLines(f, &r.loopLocs);
