@@ -126,15 +126,6 @@ if stale "$OUT/run" "$OUT/lesson.o" "$OUT/auto.o" "$DRIVER" "$HERE/tutorial.h" "
     "$OUT/lesson.o" "$OUT/auto.o" "${LIBS[@]}" -o "$OUT/run"
 fi
 
-# The lesson's `tkc explain` report (docs/explain.md): its mappings, loops,
-# hot loop and roofline. Not written by --check runs (the tests).
-if [ ${#CHECK[@]} -eq 0 ]; then
-  if stale "$OUT/$NAME.html" "$LESSON" "$TKC"; then
-    "$TKC" explain "$LESSON" "${TFLAGS[@]}" -o "$OUT/$NAME.html" 2>/dev/null ||
-      echo "run_lesson.sh: tkc explain $NAME.tk failed" >&2
-  fi
-  echo "report: $OUT/$NAME.html (open it in a browser)"
-fi
 sed -n '1s|^// *||p' "$LESSON"
 if [ "$FAMILY" != gpu ]; then
   cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
@@ -145,4 +136,30 @@ if [ $# -eq 0 ]; then
   read -r -a SHAPES <<< "$(sed -n 's|^// shapes:||p' "$LESSON" | head -1)"
   set -- "${SHAPES[@]}"
 fi
-"$OUT/run" "${CHECK[@]}" "$@"
+# On the PTX executor the run records each launch's counters, which the
+# report then shows beside the kernels (tkc explain --counters).
+COUNTERS=()
+if [ "$FAMILY" = gpu ] && [ ${#CHECK[@]} -eq 0 ] && [ -f "${EMU:-}" ] &&
+   [ "$(realpath -m "${TK_CUDA_DRIVER:-}")" = "$(realpath "$EMU")" ]; then
+  rm -f "$OUT/counters.tsv"
+  COUNTERS=(--counters "$OUT/counters.tsv")
+fi
+status=0
+if [ ${#COUNTERS[@]} -gt 0 ]; then
+  TK_CUDA_EMU_STATS="$OUT/counters.tsv" "$OUT/run" "${CHECK[@]}" "$@" || status=$?
+else
+  "$OUT/run" "${CHECK[@]}" "$@" || status=$?
+fi
+
+# The lesson's `tkc explain` report (docs/explain.md): its mappings, loops,
+# hot loop and roofline, and on the executor the counters of this run. Not
+# written by --check runs (the tests).
+if [ ${#CHECK[@]} -eq 0 ]; then
+  [ -f "$OUT/counters.tsv" ] || COUNTERS=()
+  if [ ${#COUNTERS[@]} -gt 0 ] || stale "$OUT/$NAME.html" "$LESSON" "$TKC"; then
+    "$TKC" explain "$LESSON" "${TFLAGS[@]}" "${COUNTERS[@]}" -o "$OUT/$NAME.html" 2>/dev/null ||
+      echo "run_lesson.sh: tkc explain $NAME.tk failed" >&2
+  fi
+  echo "report: $OUT/$NAME.html (open it in a browser)"
+fi
+exit $status

@@ -286,10 +286,12 @@ std::string helpText() {
        tkc train-cost-model -o MODEL.tkcm [--epochs=N] [--seed=N] [--width=N] [--heads=N]
          [--lr=X] [--loss=lambdarank|mse] [--validation=F] [--seq=N] RECORDS.jsonl...
          train the learned cost model on records (docs/costmodel.md)
-       tkc explain [-o REPORT.html] [--measure] [options] file.tk
+       tkc explain [-o REPORT.html] [--measure] [--counters FILE] [options] file.tk
          one self-contained HTML page of what tkc did with each export and why:
          kernels, task mappings, loops, hot loop, construction, roofline
-         (docs/explain.md); --measure times CPU exports at the report's sizes
+         (docs/explain.md); --measure times CPU exports at the report's sizes;
+         --counters adds the PTX executor's counters of a run
+         (TK_CUDA_EMU_STATS=FILE) to each cuda export
 
 Compiles one .tk file (and the files it imports) for a CPU or CUDA target.
 

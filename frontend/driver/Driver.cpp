@@ -273,11 +273,12 @@ int run(const std::vector<std::string> &rawArgs, const std::string &exePath, Sou
   if (!args) throw UsageError{error};
   if (!args->empty() && args->front() == "train-cost-model")
     return trainCostModelCommand(std::vector<std::string>(args->begin() + 1, args->end()), sm, diags);
-  // `tkc explain FILE [--measure] [options]`: the compile options, and a report.
-  bool explain = !args->empty() && args->front() == "explain", measure = false;
+  // `tkc explain FILE [--measure] [--counters FILE] [options]`: the compile options, and a report.
+  bool explain = !args->empty() && args->front() == "explain";
+  ExplainOptions explainOpts;
   if (explain) {
     args->erase(args->begin());
-    measure = std::erase(*args, std::string("--measure")) > 0;
+    if (!takeExplainOptions(*args, &explainOpts, &error)) throw UsageError{error};
   }
   auto opts = parseCommandLine(*args, &error);
   if (!opts) throw UsageError{error};
@@ -305,7 +306,7 @@ int run(const std::vector<std::string> &rawArgs, const std::string &exePath, Sou
   const std::string stdlib = stdlibDir(o, exePath);
   if (o.printHardware) return printHardware(o, be, *target, stdlib, sm, diags);
   if (explain) {
-    int status = explainFile(o, measure, be, *target, stdlib, sm, diags, &error);
+    int status = explainFile(o, explainOpts, be, *target, stdlib, sm, diags, &error);
     if (status < 0) throw UsageError{error};
     return status;
   }

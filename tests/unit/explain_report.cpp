@@ -1,9 +1,10 @@
 // The pieces of `tkc explain`'s report: who runs which task (against the
 // lowering's own rule, ir::mappingTasks), the hot loop of assembly and PTX,
-// an op's work for the roofline, the trace table, and the loop IR's line
-// locations.
+// an op's work for the roofline, the trace table, the loop IR's line
+// locations, and the PTX executor's launch records read back.
 #include <doctest/doctest.h>
 
+#include "frontend/driver/explain/ExecutorCounters.h"
 #include "frontend/driver/explain/HotLoop.h"
 #include "frontend/driver/explain/HtmlText.h"
 #include "frontend/driver/explain/LdmAccounting.h"
@@ -292,4 +293,45 @@ kernel scale_rows implements scale on sunway {
   LdmReport tooMany = ldmAccounting(funcs[1], {{"M", 4096}, {"N", 4096}, {"alpha", 1}}, 100);
   CHECK(tooMany.notCounted.find("more than 100 loop iterations") != std::string::npos);
   for (const DmaStatement &d : tooMany.dmas) CHECK(d.count == 0);
+}
+
+TEST_CASE("explain: the PTX executor's launch records are summed per device kernel of an export") {
+  // Two launches of mm_k0, one of mm_k1, and kernels of other exports whose
+  // names begin alike (mm_half_k0, mmx_k0), which are not mm's.
+  std::string text = "kernel=mm_k0\tgrid=4,1,1\tblock=128,1,1\twarp_instructions=100\tkind_tensor=64"
+                     "\tglobal_load_sectors=10\tglobal_load_bytes=320\tglobal_store_sectors=4\tglobal_store_bytes=32"
+                     "\tshared_requests=5\tshared_wavefronts=10\tshared_ideal_wavefronts=5\tshared_max_ways=2"
+                     "\tbranches=7\tdivergent_branches=1\tregisters_per_thread=40\toccupancy_limit=registers"
+                     "\ttheoretical_occupancy=0.5000\tachieved_occupancy=0.0100\n"
+                     "\n"
+                     "kernel=mm_k1\tgrid=1,1,1\tblock=32,1,1\twarp_instructions=3\n"
+                     "kernel=mm_half_k0\twarp_instructions=1000\n"
+                     "kernel=mmx_k0\twarp_instructions=1000\n"
+                     "kernel=mm_k0\tgrid=8,1,1\tblock=128,1,1\twarp_instructions=50\tkind_tensor=32"
+                     "\tglobal_load_sectors=10\tglobal_load_bytes=160\tshared_max_ways=4\n";
+  std::string error;
+  auto records = parseCounterRecords(text, &error);
+  REQUIRE(records);
+  CHECK(records->size() == 5);
+  std::vector<KernelCounters> mm = countersOf(*records, "mm");
+  REQUIRE(mm.size() == 2);
+  CHECK(mm[0].kernel == "mm_k0");
+  CHECK(mm[0].launches == 2);
+  CHECK(mm[0].grid == "8,1,1"); // the last launch's
+  CHECK(mm[0].warpInstructions == 150);
+  CHECK(mm[0].mma == 3); // counted per lane: 96 / 32
+  CHECK(mm[0].loadEfficiency() == doctest::Approx(480.0 / (32 * 20)));
+  CHECK(mm[0].storeEfficiency() == doctest::Approx(0.25));
+  CHECK(mm[0].sharedConflictFactor() == doctest::Approx(2.0));
+  CHECK(mm[0].sharedMaxWays == 4);
+  CHECK(mm[1].kernel == "mm_k1");
+  CHECK(mm[1].launches == 1);
+  CHECK(mm[1].loadEfficiency() == 1.0); // nothing loaded: nothing wasted
+  CHECK(countersOf(*records, "mm_half").size() == 1);
+  CHECK(countersOf(*records, "other").empty());
+
+  CHECK_FALSE(parseCounterRecords("kernel=a\tbroken\n", &error));
+  CHECK(error == "line 1: 'broken' is not a key=value field");
+  CHECK_FALSE(parseCounterRecords("\ngrid=1,1,1\n", &error));
+  CHECK(error == "line 2: the record names no kernel (kernel=NAME)");
 }

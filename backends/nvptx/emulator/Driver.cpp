@@ -41,6 +41,19 @@ CUresult fail(CUresult code, const std::string &message) {
 
 namespace {
 int context = 1; // the one context's handle points here
+
+// Appends one launch record to `path` (TK_CUDA_EMU_STATS=FILE); a file that
+// cannot be written is said once and the records are dropped.
+void appendRecord(const std::string &path, const std::string &record) {
+  static bool warned = false;
+  if (std::FILE *f = std::fopen(path.c_str(), "a")) {
+    std::fputs(record.c_str(), f);
+    std::fclose(f);
+  } else if (!warned) {
+    warned = true;
+    fmt::print(stderr, "tk-cuda-emu: cannot append launch counters to '{}' (TK_CUDA_EMU_STATS)\n", path);
+  }
+}
 } // namespace
 
 extern "C" {
@@ -68,6 +81,7 @@ CUresult CUDAAPI cuInit(unsigned int flags) {
   const char *st = std::getenv("TK_CUDA_EMU_STATS"), *ck = std::getenv("TK_CUDA_EMU_CHECKS"),
              *th = std::getenv("TK_CUDA_EMU_THREADS"), *wd = std::getenv("TK_CUDA_EMU_WATCHDOG");
   s.stats = st && std::strcmp(st, "0") != 0 && *st;
+  s.statsFile = s.stats && std::strcmp(st, "1") != 0 ? st : "";
   s.checks = !(ck && std::strcmp(ck, "0") == 0);
   s.threads = th && std::atoi(th) > 0 ? std::atoi(th) : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (wd && std::strtoull(wd, nullptr, 10) > 0) s.watchdog = std::strtoull(wd, nullptr, 10);
@@ -292,8 +306,9 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction fn, unsigned gx, unsigned gy, unsigne
     s.lastStats = stats;
     s.haveStats = true;
     if (code) s.pending = code;
+    if (!s.statsFile.empty()) appendRecord(s.statsFile, statsRecord(stats));
   }
-  if (s.stats) printStats(stats);
+  if (s.stats && s.statsFile.empty()) printStats(stats);
   return code ? fail(static_cast<CUresult>(code), L.error) : CUDA_SUCCESS;
 }
 

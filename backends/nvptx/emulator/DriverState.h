@@ -30,6 +30,7 @@ struct State {
   DeviceMemory memory;
   std::mutex lock; // guards what follows
   bool initialized = false, stats = false, checks = true;
+  std::string statsFile; // TK_CUDA_EMU_STATS=FILE: launch records appended there instead of printed
   int threads = 1;
   uint64_t watchdog = uint64_t{1} << 34; // TK_CUDA_EMU_WATCHDOG
   int pending = 0; // error of a failed launch, reported by the next synchronize

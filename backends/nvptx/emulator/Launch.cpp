@@ -81,9 +81,39 @@ int runGrid(LaunchState &L, int hostThreads, tk_cuda_emu_stats *stats) {
   return L.failed.load() ? L.errorCode : 0;
 }
 
+namespace {
+// tk_cuda_emu_kind's names, as printStats shows them and as record keys
+// (kind_<name>, with '/' and '.' spelt '_').
+const char *const kKindNames[] = {"int", "float", "global", "shared", "local/param", "control", "sync", "warp", "tensor", "cp.async"};
+static_assert(sizeof(kKindNames) / sizeof(kKindNames[0]) == TK_EMU_KIND_COUNT);
+} // namespace
+
+std::string statsRecord(const tk_cuda_emu_stats &s) {
+  std::string out = fmt::format("kernel={}\tgrid={},{},{}\tblock={},{},{}\tthread_instructions={}\twarp_instructions={}",
+                                s.kernel, s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1], s.block[2],
+                                s.thread_instructions, s.warp_instructions);
+  for (int i = 0; i < TK_EMU_KIND_COUNT; ++i) {
+    std::string key = kKindNames[i];
+    for (char &c : key)
+      if (c == '/' || c == '.') c = '_';
+    out += fmt::format("\tkind_{}={}", key, s.by_kind[i]);
+  }
+  out += fmt::format("\tglobal_load_requests={}\tglobal_load_sectors={}\tglobal_load_bytes={}"
+                     "\tglobal_store_requests={}\tglobal_store_sectors={}\tglobal_store_bytes={}"
+                     "\tshared_requests={}\tshared_wavefronts={}\tshared_ideal_wavefronts={}\tshared_max_ways={}"
+                     "\tbranches={}\tdivergent_branches={}\tregisters_per_thread={}\tshared_bytes_per_block={}"
+                     "\tblocks_per_sm={}\toccupancy_limit={}\ttheoretical_occupancy={:.4f}\tachieved_occupancy={:.4f}\n",
+                     s.global_load_requests, s.global_load_sectors, s.global_load_bytes, s.global_store_requests,
+                     s.global_store_sectors, s.global_store_bytes, s.shared_requests, s.shared_wavefronts,
+                     s.shared_ideal_wavefronts, s.shared_max_ways, s.branches, s.divergent_branches,
+                     s.registers_per_thread, s.shared_bytes_per_block, s.blocks_per_sm,
+                     s.occupancy_limit ? s.occupancy_limit : "", s.theoretical_occupancy, s.achieved_occupancy);
+  return out;
+}
+
 void printStats(const tk_cuda_emu_stats &s) {
   auto eff = [](uint64_t bytes, uint64_t sectors) { return sectors ? static_cast<double>(bytes) / (32.0 * sectors) : 1.0; };
-  static const char *kinds[] = {"int", "float", "global", "shared", "local/param", "control", "sync", "warp", "tensor", "cp.async"};
+  const char *const *kinds = kKindNames;
   std::string byKind;
   for (int i = 0; i < TK_EMU_KIND_COUNT; ++i)
     if (s.by_kind[i]) byKind += fmt::format(" {}={}", kinds[i], s.by_kind[i]);

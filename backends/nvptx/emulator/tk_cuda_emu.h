@@ -66,6 +66,10 @@ const char *tk_cuda_emu_last_error(void);
 
 /* Environment (read at cuInit):
  *   TK_CUDA_EMU_STATS=1     print each launch's counters to stderr
+ *   TK_CUDA_EMU_STATS=FILE  append one record line per launch to FILE instead:
+ *                           tab-separated key=value fields named as the
+ *                           fields above, kernel=NAME first (tkc explain
+ *                           --counters FILE reads them)
  *   TK_CUDA_EMU_CHECKS=0    skip the race, cp.async and mask checks
  *                           (bounds and alignment are always checked)
  *   TK_CUDA_EMU_THREADS=N   host threads that run blocks (default: cores)

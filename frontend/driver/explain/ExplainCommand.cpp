@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <any>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -114,9 +115,46 @@ void measureExport(ExportReport &r, const ir::LoweredFunc &f, const CpuTarget *c
   }
 }
 
+// The records of --counters FILE; nullopt with *usage set when the file
+// cannot be read or is not such records.
+std::optional<std::vector<CounterRecord>> readCounters(const std::string &file, std::string *usage) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    *usage = "cannot read --counters file '" + file + "'";
+    return std::nullopt;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::string error;
+  auto records = parseCounterRecords(text.str(), &error);
+  if (!records) *usage = "--counters file '" + file + "' holds no PTX executor records (TK_CUDA_EMU_STATS=FILE): " + error;
+  return records;
+}
+
 } // namespace
 
-int explainFile(const DriverOptions &o, bool measure, const backend::Backend &be, const backend::Target &target,
+bool takeExplainOptions(std::vector<std::string> &args, ExplainOptions *out, std::string *error) {
+  std::vector<std::string> rest;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    if (a == "--measure") {
+      out->measure = true;
+    } else if (a == "--counters" || a.starts_with("--counters=")) {
+      std::string v = a == "--counters" ? (i + 1 < args.size() ? args[++i] : "") : a.substr(11);
+      if (v.empty()) {
+        *error = "--counters needs a file: the PTX executor's launch records (TK_CUDA_EMU_STATS=FILE)";
+        return false;
+      }
+      out->countersFile = v;
+    } else {
+      rest.push_back(a);
+    }
+  }
+  args = std::move(rest);
+  return true;
+}
+
+int explainFile(const DriverOptions &o, const ExplainOptions &x, const backend::Backend &be, const backend::Target &target,
                 const std::string &stdlib, SourceManager &sm, DiagEngine &diags, std::string *usage) {
   std::optional<Input> in = openInput(o.input, usage);
   if (!in) return -1;
@@ -125,8 +163,11 @@ int explainFile(const DriverOptions &o, bool measure, const backend::Backend &be
     *usage = "the input is a stream (" + in->name + "): name the report with -o FILE";
     return -1;
   }
+  std::optional<std::vector<CounterRecord>> counters;
+  if (!x.countersFile.empty() && !(counters = readCounters(x.countersFile, usage))) return -1;
   ReportInput report;
   report.inputName = in->name;
+  report.countersFile = x.countersFile;
   report.target = o.target;
   std::optional<ir::Module> m =
       buildModule(in->name, frontendOptions(o, stdlib, target.desc.family), sm, diags, nullptr, in->source());
@@ -176,12 +217,13 @@ int explainFile(const DriverOptions &o, bool measure, const backend::Backend &be
             r.ldm = ldmAccounting(f, report.sizes);
             if (const construct::MemLevel *l = construct->hw.levelFor(ir::Scope::Ldm)) r.ldmCapacity = l->capacity;
           }
-          if (measure) measureExport(r, f, cpu, report.sizes);
+          if (x.measure) measureExport(r, f, cpu, report.sizes);
         }
       if (!code.empty()) {
         r.codeKind = kind == backend::OutputKind::Assembly ? "x86-64 assembly" : "PTX";
         r.hotLoop = findHotLoop(code, e.symbol);
       }
+      if (counters) r.counters = countersOf(*counters, e.symbol);
       r.work = opWork(*e.op, report.sizes);
       if (!e.op->outputs.empty()) r.dtype = e.op->outputs.front()->dtype;
       r.roofs = machineRoofs(construct->hw, r.dtype);

@@ -143,7 +143,34 @@ std::string ldmHtml(const ExportReport &e, const SourceManager &sm) {
   return out;
 }
 
-std::string exportHtml(const ExportReport &e, const SourceManager &sm) {
+std::string countersHtml(const ExportReport &e, const std::string &file) {
+  std::string out = fmt::format("<h3>Measured on the PTX executor</h3><p>Counters of the launches recorded in "
+                                "<code>{}</code> (<code>TK_CUDA_EMU_STATS</code>), summed over launches.",
+                                escapeHtml(file));
+  if (e.counters->empty()) return out + " None of this export's kernels was launched in that run.</p>";
+  out += " Load and store efficiency: bytes the lanes asked for over the bytes of the 32-byte sectors moved (1 = "
+         "coalesced); shared passes: wavefronts over the conflict-free count (1 = no bank conflicts).</p>"
+         "<table class=\"counters\"><thead><tr><th>kernel</th><th class=\"num\">launches</th><th>grid / block</th>"
+         "<th class=\"num\">warp instructions</th><th class=\"num\">load sectors</th><th class=\"num\">load eff.</th>"
+         "<th class=\"num\">store eff.</th><th class=\"num\">shared passes</th><th class=\"num\">mma</th>"
+         "<th class=\"num\">divergent branches</th><th>occupancy</th></tr></thead><tbody>";
+  for (const KernelCounters &k : *e.counters)
+    out += fmt::format("<tr><td><code>{}</code></td><td class=\"num\">{}</td><td>({}) / ({})</td>"
+                       "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{:.2f}</td>"
+                       "<td class=\"num\">{:.2f}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+                       "<td class=\"num\">{} of {}</td><td>{:.0f}% theoretical ({}, {} registers), {:.0f}% achieved</td></tr>",
+                       escapeHtml(k.kernel), k.launches, escapeHtml(k.grid), escapeHtml(k.block), k.warpInstructions,
+                       k.globalLoadSectors, k.loadEfficiency(), k.storeEfficiency(),
+                       k.sharedRequests ? fmt::format("&times;{:.2f} (worst {}-way)", k.sharedConflictFactor(),
+                                                      k.sharedMaxWays)
+                                        : std::string("&ndash;"),
+                       k.mma, k.divergentBranches, k.branches, 100 * k.theoreticalOccupancy,
+                       escapeHtml(k.occupancyLimit.empty() ? "?" : "limit: " + k.occupancyLimit), k.registersPerThread,
+                       100 * k.achievedOccupancy);
+  return out + "</tbody></table>";
+}
+
+std::string exportHtml(const ExportReport &e, const SourceManager &sm, const ReportInput &in) {
   std::string steps;
   for (const std::string &s : e.kernelSteps) steps += (steps.empty() ? "" : " &rarr; ") + escapeHtml(s);
   std::string out = fmt::format("<section class=\"export\" id=\"export-{0}\"><h2><code>{0}</code></h2>", escapeHtml(e.symbol));
@@ -170,6 +197,7 @@ std::string exportHtml(const ExportReport &e, const SourceManager &sm) {
     else out += "<p>The generated code of this export has no loop.</p>";
   }
   if (e.ldm) out += ldmHtml(e, sm);
+  if (e.counters) out += countersHtml(e, in.countersFile);
   out += "<h3>Roofline</h3>" + rooflineHtml(e);
   return out + "</section>";
 }
@@ -192,7 +220,7 @@ std::string renderReport(const ReportInput &in, const SourceManager &sm, const D
     out += fmt::format("<li><a href=\"#export-{0}\">{0}</a></li>", escapeHtml(e.symbol));
   if (!in.constructTrace.empty()) out += "<li><a href=\"#construction\">construction</a></li>";
   out += "</ul></nav><h2>Diagnostics</h2>" + diagnosticsHtml(in, diags);
-  for (const ExportReport &e : in.exports) out += exportHtml(e, sm);
+  for (const ExportReport &e : in.exports) out += exportHtml(e, sm, in);
   if (!in.constructTrace.empty())
     out += "<section id=\"construction\" class=\"trace\"><h2>Construction</h2><p>The construction optimizer's path "
            "(its first chain) and the ranked top_results; open a step to see every action it weighed.</p>" +

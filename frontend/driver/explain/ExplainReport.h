@@ -1,6 +1,7 @@
 // The `tkc explain` report: what the driver gathered about one compile,
 // rendered as one self-contained HTML page (docs/explain.md).
 #pragma once
+#include "frontend/driver/explain/ExecutorCounters.h"
 #include "frontend/driver/explain/HotLoop.h"
 #include "frontend/driver/explain/LdmAccounting.h"
 #include "frontend/driver/explain/MappingPictures.h"
@@ -43,6 +44,9 @@ struct ExportReport {
   ir::ScalarType dtype = ir::ScalarType::F32;
   std::optional<double> measuredSeconds;
   std::string measureNote; // why nothing was measured, when --measure was asked
+  // --counters: the executor's counters of this export's device kernels
+  // (empty: none of them was launched in the recorded run).
+  std::optional<std::vector<KernelCounters>> counters;
 };
 
 struct ReportInput {
@@ -52,6 +56,7 @@ struct ReportInput {
   std::map<std::string, int64_t> sizes; // the sizes pictures and the roofline use
   std::vector<Diagnostic> diagnostics;
   std::string constructTrace;
+  std::string countersFile; // --counters FILE, as given
   std::vector<ExportReport> exports;
 };
 
