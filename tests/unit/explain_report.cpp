@@ -293,6 +293,26 @@ kernel scale_rows implements scale on sunway {
   LdmReport tooMany = ldmAccounting(funcs[1], {{"M", 4096}, {"N", 4096}, {"alpha", 1}}, 100);
   CHECK(tooMany.notCounted.find("more than 100 loop iterations") != std::string::npos);
   for (const DmaStatement &d : tooMany.dmas) CHECK(d.count == 0);
+
+  // The modelled time: the counted transfers spread over the CPEs, as the
+  // Sunway model costs one CPE's (latency per transfer, bytes over its
+  // share of the bandwidth), against the arithmetic at the CPE's rate.
+  construct::HardwareDesc hw;
+  hw.units = 64;
+  hw.gflopsF32 = 10;
+  construct::MemLevel mem;
+  mem.capacity = 1 << 30, mem.bandwidth = 32, mem.latency = 500, mem.scope = Scope::Global;
+  hw.levels = {mem};
+  LdmReport r = ldmAccounting(funcs[1], {{"M", 200}, {"N", 700}, {"alpha", 1}});
+  std::optional<SpawnModel> m = modelSpawn(r, 200.0 * 700, hw);
+  REQUIRE(m);
+  double transfers = 0, bytes = 0;
+  for (const DmaStatement &d : r.dmas) transfers += d.count, bytes += d.bytes;
+  double dmaNs = transfers / 64 * 500 + bytes / 64 / (32.0 / 64);
+  CHECK(m->dmaSeconds == doctest::Approx(dmaNs * 1e-9));
+  CHECK(m->computeSeconds == doctest::Approx(200.0 * 700 / 64 / 10 * 1e-9));
+  CHECK(m->seconds >= std::max(m->dmaSeconds, m->computeSeconds));
+  CHECK_FALSE(modelSpawn(tooMany, 1.0, hw)); // nothing counted: nothing modelled
 }
 
 TEST_CASE("explain: the PTX executor's launch records are summed per device kernel of an export") {

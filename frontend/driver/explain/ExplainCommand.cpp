@@ -215,6 +215,7 @@ int explainFile(const DriverOptions &o, const ExplainOptions &x, const backend::
           r.loopText = ir::printLoweredFuncLines(f, &r.loopLocs);
           if (f.target == ir::TargetFamily::Sunway) {
             r.ldm = ldmAccounting(f, report.sizes);
+            r.ldm->model = modelSpawn(*r.ldm, opWork(*e.op, report.sizes).ops, construct->hw);
             if (const construct::MemLevel *l = construct->hw.levelFor(ir::Scope::Ldm)) r.ldmCapacity = l->capacity;
           }
           if (x.measure) measureExport(r, f, cpu, report.sizes);

@@ -140,6 +140,15 @@ std::string ldmHtml(const ExportReport &e, const SourceManager &sm) {
   out += "</tbody></table>";
   if (!l.notCounted.empty()) out += "<p>" + escapeHtml(l.notCounted) + "</p>";
   else out += "<p>Counts are over all 64 CPEs of a core group for one call at the report's sizes.</p>";
+  if (l.model) {
+    const SpawnModel &m = *l.model;
+    out += fmt::format("<p class=\"spawn-model\">Modelled time of one call (the Sunway performance model over these "
+                       "transfers and the op's operations, spread evenly over the CPEs; asynchronous transfers "
+                       "overlap the arithmetic): <b>{:.4g} &micro;s</b>; the transfers alone {:.4g} &micro;s, the "
+                       "arithmetic alone {:.4g} &micro;s: {}.</p>",
+                       m.seconds * 1e6, m.dmaSeconds * 1e6, m.computeSeconds * 1e6,
+                       m.dmaSeconds >= m.computeSeconds ? "bound by DMA" : "bound by the arithmetic");
+  }
   return out;
 }
 

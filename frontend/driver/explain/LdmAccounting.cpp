@@ -3,9 +3,11 @@
 #include "frontend/driver/explain/ValueAt.h"
 #include "ir/IRVisitor.h"
 #include "ir/PrintTypes.h"
+#include "scheduler/sunway/SunwayCostModel.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 namespace tk::explain {
@@ -128,6 +130,24 @@ LdmReport ldmAccounting(const LoweredFunc &f, const std::map<std::string, int64_
   if (!c.report.notCounted.empty())
     for (DmaStatement &d : c.report.dmas) d.count = d.bytes = 0;
   return c.report;
+}
+
+std::optional<SpawnModel> modelSpawn(const LdmReport &report, double ops, const construct::HardwareDesc &hw) {
+  if (!report.notCounted.empty() || !hw.levelFor(ir::Scope::Global) || hw.gflopsF32 <= 0) return std::nullopt;
+  double cpes = std::max(1, hw.units);
+  CpeWork all;
+  for (const DmaStatement &d : report.dmas) {
+    all.transfers += d.count / cpes;
+    all.bytes += d.bytes / cpes;
+    if (d.async) {
+      all.aheadTransfers += d.count / cpes;
+      all.aheadBytes += d.bytes / cpes;
+    }
+  }
+  CpeWork dmaOnly = all, computeOnly;
+  all.flops = computeOnly.flops = ops / cpes;
+  auto spawn = [&](const CpeWork &w) { return spawnSeconds(std::vector<CpeWork>(hw.units, w), hw); };
+  return SpawnModel{spawn(all), spawn(dmaOnly), spawn(computeOnly)};
 }
 
 } // namespace tk::explain

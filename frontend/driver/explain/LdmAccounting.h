@@ -4,9 +4,11 @@
 // report's sizes (docs/sunway.md).
 #pragma once
 #include "ir/LoopIR.h"
+#include "scheduler/construct/HardwareDesc.h"
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,11 +28,19 @@ struct DmaStatement {
   int64_t bytes = 0;  // bytes it moves in all, over all CPEs
 };
 
+// The spawn's time by the Sunway performance model (scheduler/sunway/
+// SunwayCostModel.h) over the counted transfers and the op's operations,
+// spread evenly over the CPEs; and each alone, to say which bounds it.
+struct SpawnModel {
+  double seconds = 0, dmaSeconds = 0, computeSeconds = 0;
+};
+
 struct LdmReport {
   std::vector<LdmBuffer> buffers;
   int64_t bufferBytes = 0;     // all buffers together: what a CPE needs at most
   std::vector<DmaStatement> dmas;
   std::string notCounted;      // why counts are missing (sizes too large, a value unknown)
+  std::optional<SpawnModel> model; // when counted and the hardware has a model
 };
 
 // Runs the control structure of `f` (loops, conditions, lets; not the
@@ -39,5 +49,11 @@ struct LdmReport {
 // evaluated loop iterations.
 LdmReport ldmAccounting(const ir::LoweredFunc &f, const std::map<std::string, int64_t> &values,
                         int64_t budget = 200000);
+
+// The model's time of `report`'s counted transfers with `ops` operations
+// of arithmetic, the work split evenly over hw.units CPEs (asynchronous
+// transfers are the ones issued ahead, overlapping the arithmetic);
+// nullopt when nothing was counted or hw has no main-memory level or rate.
+std::optional<SpawnModel> modelSpawn(const LdmReport &report, double ops, const construct::HardwareDesc &hw);
 
 } // namespace tk::explain
