@@ -113,10 +113,9 @@ std::string statsRecord(const tk_cuda_emu_stats &s) {
 
 void printStats(const tk_cuda_emu_stats &s) {
   auto eff = [](uint64_t bytes, uint64_t sectors) { return sectors ? static_cast<double>(bytes) / (32.0 * sectors) : 1.0; };
-  const char *const *kinds = kKindNames;
   std::string byKind;
   for (int i = 0; i < TK_EMU_KIND_COUNT; ++i)
-    if (s.by_kind[i]) byKind += fmt::format(" {}={}", kinds[i], s.by_kind[i]);
+    if (s.by_kind[i]) byKind += fmt::format(" {}={}", kKindNames[i], s.by_kind[i]);
   fmt::print(stderr,
              "tk-cuda-emu: {} grid ({},{},{}) block ({},{},{}): {} thread instructions ({} warp issues;{})\n"
              "  global loads: {} requests, {} sectors, efficiency {:.3f}; stores: {} requests, {} sectors, "

@@ -210,12 +210,13 @@ int explainFile(const DriverOptions &o, const ExplainOptions &x, const backend::
       if (k) r.kernelSource = kernelAsSource(*k);
       if (shown) r.pictures = mappingPictures(*shown, report.sizes);
       r.statements = statementFates(e, sched, sm);
+      r.work = opWork(*e.op, report.sizes);
       for (const ir::LoweredFunc &f : funcs)
         if (f.name == e.symbol) {
           r.loopText = ir::printLoweredFuncLines(f, &r.loopLocs);
           if (f.target == ir::TargetFamily::Sunway) {
             r.ldm = ldmAccounting(f, report.sizes);
-            r.ldm->model = modelSpawn(*r.ldm, opWork(*e.op, report.sizes).ops, construct->hw);
+            r.ldm->model = modelSpawn(*r.ldm, r.work.ops, construct->hw);
             if (const construct::MemLevel *l = construct->hw.levelFor(ir::Scope::Ldm)) r.ldmCapacity = l->capacity;
           }
           if (x.measure) measureExport(r, f, cpu, report.sizes);
@@ -224,8 +225,7 @@ int explainFile(const DriverOptions &o, const ExplainOptions &x, const backend::
         r.codeKind = kind == backend::OutputKind::Assembly ? "x86-64 assembly" : "PTX";
         r.hotLoop = findHotLoop(code, e.symbol);
       }
-      if (counters) r.counters = countersOf(*counters, e.symbol);
-      r.work = opWork(*e.op, report.sizes);
+      if (counters && target.desc.family == ir::TargetFamily::Cuda) r.counters = countersOf(*counters, e.symbol);
       if (!e.op->outputs.empty()) r.dtype = e.op->outputs.front()->dtype;
       r.roofs = machineRoofs(construct->hw, r.dtype);
       report.exports.push_back(std::move(r));
