@@ -41,10 +41,12 @@ bool byteContractionApplies(const Op &op, const TargetDesc &target, std::string 
     return refuse(reason, "the op has more than one statement");
   const Assign &a = op.body[0];
   if (a.vars.size() < 2) return refuse(reason, "the output has rank < 2");
-  if (a.target->dtype != ScalarType::I32) return refuse(reason, "the output is not i32");
   Expr v = contractionSum(a);
-  if (!v || v != a.value || v->reduceOp != ReduceOp::Sum || v->rvars.size() != 1)
-    return refuse(reason, "the value is not a sum over one reduction variable");
+  if (!v || v->type != ScalarType::I32 || v->reduceOp != ReduceOp::Sum || v->rvars.size() != 1)
+    return refuse(reason, "the value holds no i32 sum over one reduction variable");
+  if (v == a.value && a.target->dtype != ScalarType::I32) return refuse(reason, "the output is not i32");
+  // With an epilogue the sums gather in a tile of the task (i32 whatever the output's type).
+  if (v != a.value && !epilogueApplies(a, v, reason, false)) return false;
   const Expr &prod = v->args[0];
   if (prod->kind != ExprKind::Binary || prod->binOp != BinOp::Mul)
     return refuse(reason, "the summand is not a product");
@@ -137,16 +139,23 @@ KernelPtr constructByteContraction(const OpPtr &op, const ContractionTiles &t) {
   MStmtPtr xPack = seqFor(xp, liveRows, seqFor(xw, intImm(t.mr), seqFor(xe, mul(liveDepth, intImm(kQuad)),
                           mStore(xq, xAt, aByte, AccumOp::None, loc), loc), loc), loc);
 
-  // The register tile: C[..] += u8(Yq[panel, depth, jj, q]) * i32(Xq[ir, r, kk, q]).
-  std::vector<Expr> out = batchIdx;
-  out.insert(out.end(), {simplify(add(rowBase, add(mul(loopVar(ir), intImm(t.mr)), loopVar(r)))),
-                         simplify(add(colBase, add(mul(loopVar(jr), intImm(t.nr)), loopVar(jj))))});
+  // The register tile: C[..] += u8(Yq[panel, depth, jj, q]) * i32(Xq[ir, r, kk, q]),
+  // or, with an epilogue around the sum, into the task's own tile of sums
+  // (acc[r, c], local), which the last pass turns into the output.
+  bool direct = a.value == sum;
+  TensorPtr acc = direct ? a.target
+                         : scratchTensor(fresh("sums"), ScalarType::I32, {intImm(t.mc), intImm(t.nc)}, Scope::Local, loc);
+  Expr tileRow = simplify(add(mul(loopVar(ir), intImm(t.mr)), loopVar(r)));
+  Expr tileCol = simplify(add(mul(loopVar(jr), intImm(t.nr)), loopVar(jj)));
+  std::vector<Expr> out = direct ? batchIdx : std::vector<Expr>{};
+  if (direct) out.insert(out.end(), {simplify(add(rowBase, tileRow)), simplify(add(colBase, tileCol))});
+  else out = {tileRow, tileCol};
   Expr panel = simplify(add(mul(loopVar(bj), intImm(t.nc / t.nr)), loopVar(jr)));
   Expr yv = unsignedByte(load(yq, led({panel, simplify(add(depthBase, loopVar(kk))), loopVar(jj), loopVar(q)})));
   Expr xv = cast(ScalarType::I32, load(xq, {loopVar(ir), loopVar(r), loopVar(kk), loopVar(q)}));
-  MStmtPtr tile = repeat({r, jj}, {t.mr, t.nr}, mStore(a.target, out, binary(BinOp::Mul, yv, xv), AccumOp::Add, loc));
+  MStmtPtr tile = repeat({r, jj}, {t.mr, t.nr}, mStore(acc, out, binary(BinOp::Mul, yv, xv), AccumOp::Add, loc));
   MStmtPtr kLoop = seqFor(kk, liveDepth, seqFor(q, intImm(kQuad), tile, loc), loc);
-  MStmtPtr zero = repeat({r, jj}, {t.mr, t.nr}, mStore(a.target, out, i32(0), AccumOp::None, loc));
+  MStmtPtr zero = repeat({r, jj}, {t.mr, t.nr}, mStore(acc, out, i32(0), AccumOp::None, loc));
   MStmtPtr rowPanel = mIf(binary(BinOp::EQ, loopVar(kb), intImm(0)), mBlock({zero, kLoop}, loc), kLoop, loc);
   MStmtPtr compute = seqFor(jr, liveCols, seqFor(ir, liveRows, rowPanel, loc), loc);
   // At least one block, so that an empty reduction (K = 0) stores zeros.
@@ -166,13 +175,18 @@ KernelPtr constructByteContraction(const OpPtr &op, const ContractionTiles &t) {
   std::vector<Expr> at = batchIdx;
   at.insert(at.end(), {row, simplify(add(colBase, loopVar(ec)))});
   Expr offset = binary(BinOp::Mul, i32(128), load(rs, {loopVar(er)}));
-  MStmtPtr fix = seqFor(er, rows, seqFor(ec, cols, mStore(a.target, at, binary(BinOp::Sub, load(a.target, at), offset),
-                                                          AccumOp::None, loc), loc), loc);
+  Expr col = simplify(add(colBase, loopVar(ec)));
+  MStmtPtr fixOne = direct ? mStore(a.target, at, binary(BinOp::Sub, load(a.target, at), offset), AccumOp::None, loc)
+                           : epilogueStoreOf(a, sum, at,
+                                             binary(BinOp::Sub, load(acc, {loopVar(er), loopVar(ec)}), offset), row, col);
+  MStmtPtr fix = seqFor(er, rows, seqFor(ec, cols, fixOne, loc), loc);
 
   workers.insert(workers.end(), {bi, bj});
   spatial.insert(spatial.end(), {simplify(ceilDiv(iv.extent, intImm(t.mc))), simplify(ceilDiv(jv.extent, intImm(t.nc)))});
   MStmtPtr tasks = mMapFor(workers, MappingAtom::Kind::Spatial, spatial, WorkerKind::Cores,
-                           mBlock({mAlloc(xq, loc), mAlloc(rs, loc), kBlocks, rowSums, fix}, loc), loc);
+                           direct ? mBlock({mAlloc(xq, loc), mAlloc(rs, loc), kBlocks, rowSums, fix}, loc)
+                                  : mBlock({mAlloc(xq, loc), mAlloc(rs, loc), mAlloc(acc, loc), kBlocks, rowSums, fix}, loc),
+                           loc);
   return synthesizedKernel(op, TargetFamily::Cpu, mBlock({mAlloc(yq, loc), yPack, tasks}, op->loc));
 }
 

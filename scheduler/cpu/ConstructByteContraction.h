@@ -17,7 +17,9 @@ namespace tk {
 // True when `op` is one statement C[b.., i, j] = sum(k) i32(A) * i32(B)
 // (either factor order) with A and B i8 tensors, C i32 of rank >= 2 (batch
 // dimensions b.. first), A ignoring j and B ignoring i, and `target` has
-// byte dot products; otherwise false and why (when `reason` is non-null).
+// byte dot products — or such a sum inside an element-wise epilogue g
+// (ContractionEpilogue.h; the output then of any type: requantization to
+// i8); otherwise false and why (when `reason` is non-null).
 bool byteContractionApplies(const ir::Op &op, const TargetDesc &target, std::string *reason = nullptr);
 
 // Takes an op for which byteContractionApplies holds and the blocking of
@@ -37,6 +39,9 @@ bool byteContractionApplies(const ir::Op &op, const TargetDesc &target, std::str
 //     }
 //     rs[r] = sum(k) i32(A[row r, k]);  C[row r, ..] -= 128 * rs[r]
 //   }
+// With an epilogue g the tile accumulates into the task's `local sums:
+// i32[mc, nc]` instead of C, and the last pass stores
+// C[row r, col c] = g(sums[r, c] - 128 * rs[r]).
 // where flip(b) = b + 128 as a byte (b < 0 ? b + 128 : b - 128) and
 // u8(x) = (i32(x) + 256) % 256 reads it back as 0..255: the x86 register
 // tile (MatchContraction.h) turns the b loop into one vpdpbusd per vector.

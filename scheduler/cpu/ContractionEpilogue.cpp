@@ -37,9 +37,9 @@ Expr contractionSum(const Assign &a) {
   return several ? nullptr : found;
 }
 
-bool epilogueApplies(const Assign &a, const Expr &sum, std::string *reason) {
+bool epilogueApplies(const Assign &a, const Expr &sum, std::string *reason, bool sumsInOutput) {
   if (sum == a.value) return true;
-  if (sum->type != a.target->dtype) return refuse(reason, "the sum is not of the output's type");
+  if (sumsInOutput && sum->type != a.target->dtype) return refuse(reason, "the sum is not of the output's type");
   bool readsTarget = false, other = false;
   visitExpr(ReplaceSum(intImm(0)).mutateExpr(a.value), [&](const Expr &e) {
     if (e->kind == ExprKind::Load && e->tensor == a.target) readsTarget = true;
@@ -52,8 +52,13 @@ bool epilogueApplies(const Assign &a, const Expr &sum, std::string *reason) {
 
 MStmtPtr epilogueStore(const Assign &a, const Expr &sum, const std::vector<Expr> &idx, const Expr &row,
                        const Expr &col) {
+  return epilogueStoreOf(a, sum, idx, load(a.target, idx), row, col);
+}
+
+MStmtPtr epilogueStoreOf(const Assign &a, const Expr &, const std::vector<Expr> &idx, const Expr &value,
+                         const Expr &row, const Expr &col) {
   size_t rank = a.vars.size();
-  Expr g = ReplaceSum(load(a.target, idx)).mutateExpr(a.value);
+  Expr g = ReplaceSum(value).mutateExpr(a.value);
   g = substitute(g, {{a.vars[rank - 2].name, row}, {a.vars[rank - 1].name, col}});
   return mStore(a.target, idx, g, AccumOp::None, a.loc);
 }

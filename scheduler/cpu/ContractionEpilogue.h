@@ -19,8 +19,10 @@ ir::Expr contractionSum(const ir::Assign &a);
 
 // Whether g (a's value around `sum`) can be applied to the finished sums:
 // it reads no element of T (the contraction has overwritten them) and
-// holds no other reduction. False and why otherwise (when `reason` is set).
-bool epilogueApplies(const ir::Assign &a, const ir::Expr &sum, std::string *reason);
+// holds no other reduction, and, when the sums are accumulated in T itself
+// (`sumsInOutput`), the sum has T's type. False and why otherwise (when
+// `reason` is set).
+bool epilogueApplies(const ir::Assign &a, const ir::Expr &sum, std::string *reason, bool sumsInOutput = true);
 
 // T[idx] = g(T[idx]) with the output's index variables i, j (the last two
 // of a.vars) replaced by `row` and `col` inside `idx` and g (batch
@@ -28,6 +30,11 @@ bool epilogueApplies(const ir::Assign &a, const ir::Expr &sum, std::string *reas
 // epilogueApplies.
 ir::MStmtPtr epilogueStore(const ir::Assign &a, const ir::Expr &sum, const std::vector<ir::Expr> &idx,
                            const ir::Expr &row, const ir::Expr &col);
+
+// The same with the sum's value given (`value`, e.g. a read of a tile the
+// sums were accumulated in) instead of read back from T[idx].
+ir::MStmtPtr epilogueStoreOf(const ir::Assign &a, const ir::Expr &sum, const std::vector<ir::Expr> &idx,
+                             const ir::Expr &value, const ir::Expr &row, const ir::Expr &col);
 
 // For an epilogue `select(c, <the sum>, v)` (or with the sum in the else
 // branch) whose condition compares expressions linear in the row and

@@ -18,7 +18,6 @@
 #include "scheduler/cpu/InstrumentMappingChecks.h"
 #include "scheduler/cpu/MergeReductionVars.h"
 #include "scheduler/cpu/SpecializeScalars.h"
-#include "scheduler/cpu/SplitContractionEpilogue.h"
 #include "scheduler/cpu/VersionSingleLaneWindows.h"
 
 namespace tk {
@@ -75,13 +74,6 @@ public:
     if (!opts.construct || !opts.constructContractions) return nullptr;
     auto one = [&](const OpPtr &o) { return constructOne(o, ctx); };
     if (KernelPtr k = one(op)) return k;
-    // A contraction inside an epilogue no packed kernel takes whole (an
-    // integer product requantized): the sum as a stage of its own.
-    if (OpPtr split = splitContractionEpilogue(op)) {
-      KernelPtr k = constructStages(split, one, ctx);
-      if (k) ctx.kernelStep("SplitContractionEpilogue + ConstructStages", *k);
-      return k;
-    }
     // Several statements: each contraction in a stage of its own.
     KernelPtr k = constructStages(separateReassignedReads(op), one, ctx);
     if (k) ctx.kernelStep("ConstructStages", *k);
