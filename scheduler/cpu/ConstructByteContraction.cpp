@@ -141,15 +141,17 @@ KernelPtr constructByteContraction(const OpPtr &op, const ContractionTiles &t) {
 
   // The register tile: C[..] += u8(Yq[panel, depth, jj, q]) * i32(Xq[ir, r, kk, q]),
   // or, with an epilogue around the sum, into the task's own tile of sums
-  // (acc[r, c], local), which the last pass turns into the output.
+  // (local `sums: i32[mc, nc]`), which the last pass turns into the output.
   bool direct = a.value == sum;
   TensorPtr acc = direct ? a.target
                          : scratchTensor(fresh("sums"), ScalarType::I32, {intImm(t.mc), intImm(t.nc)}, Scope::Local, loc);
   Expr tileRow = simplify(add(mul(loopVar(ir), intImm(t.mr)), loopVar(r)));
   Expr tileCol = simplify(add(mul(loopVar(jr), intImm(t.nr)), loopVar(jj)));
-  std::vector<Expr> out = direct ? batchIdx : std::vector<Expr>{};
-  if (direct) out.insert(out.end(), {simplify(add(rowBase, tileRow)), simplify(add(colBase, tileCol))});
-  else out = {tileRow, tileCol};
+  std::vector<Expr> out = {tileRow, tileCol};
+  if (direct) {
+    out = batchIdx;
+    out.insert(out.end(), {simplify(add(rowBase, tileRow)), simplify(add(colBase, tileCol))});
+  }
   Expr panel = simplify(add(mul(loopVar(bj), intImm(t.nc / t.nr)), loopVar(jr)));
   Expr yv = unsignedByte(load(yq, led({panel, simplify(add(depthBase, loopVar(kk))), loopVar(jj), loopVar(q)})));
   Expr xv = cast(ScalarType::I32, load(xq, {loopVar(ir), loopVar(r), loopVar(kk), loopVar(q)}));
@@ -172,10 +174,10 @@ KernelPtr constructByteContraction(const OpPtr &op, const ContractionTiles &t) {
                                               seqFor(ek, kv.extent, mStore(rs, {loopVar(er)},
                                                      substitute(x, {{iv.name, row}, {kv.name, loopVar(ek)}}),
                                                      AccumOp::Add, loc), loc)}, loc), loc);
-  std::vector<Expr> at = batchIdx;
-  at.insert(at.end(), {row, simplify(add(colBase, loopVar(ec)))});
-  Expr offset = binary(BinOp::Mul, i32(128), load(rs, {loopVar(er)}));
   Expr col = simplify(add(colBase, loopVar(ec)));
+  std::vector<Expr> at = batchIdx;
+  at.insert(at.end(), {row, col});
+  Expr offset = binary(BinOp::Mul, i32(128), load(rs, {loopVar(er)}));
   MStmtPtr fixOne = direct ? mStore(a.target, at, binary(BinOp::Sub, load(a.target, at), offset), AccumOp::None, loc)
                            : epilogueStoreOf(a, sum, at,
                                              binary(BinOp::Sub, load(acc, {loopVar(er), loopVar(ec)}), offset), row, col);
@@ -183,10 +185,11 @@ KernelPtr constructByteContraction(const OpPtr &op, const ContractionTiles &t) {
 
   workers.insert(workers.end(), {bi, bj});
   spatial.insert(spatial.end(), {simplify(ceilDiv(iv.extent, intImm(t.mc))), simplify(ceilDiv(jv.extent, intImm(t.nc)))});
-  MStmtPtr tasks = mMapFor(workers, MappingAtom::Kind::Spatial, spatial, WorkerKind::Cores,
-                           direct ? mBlock({mAlloc(xq, loc), mAlloc(rs, loc), kBlocks, rowSums, fix}, loc)
-                                  : mBlock({mAlloc(xq, loc), mAlloc(rs, loc), mAlloc(acc, loc), kBlocks, rowSums, fix}, loc),
-                           loc);
+  std::vector<MStmtPtr> task = {mAlloc(xq, loc), mAlloc(rs, loc)};
+  if (!direct) task.push_back(mAlloc(acc, loc));
+  task.insert(task.end(), {kBlocks, rowSums, fix});
+  MStmtPtr tasks =
+      mMapFor(workers, MappingAtom::Kind::Spatial, spatial, WorkerKind::Cores, mBlock(std::move(task), loc), loc);
   return synthesizedKernel(op, TargetFamily::Cpu, mBlock({mAlloc(yq, loc), yPack, tasks}, op->loc));
 }
 
