@@ -138,18 +138,14 @@ if [ $# -eq 0 ]; then
 fi
 # On the PTX executor the run records each launch's counters, which the
 # report then shows beside the kernels (tkc explain --counters).
-COUNTERS=()
+COUNTERS=() STATS=()
 if [ "$FAMILY" = gpu ] && [ ${#CHECK[@]} -eq 0 ] && [ -f "${EMU:-}" ] &&
    [ "$(realpath -m "${TK_CUDA_DRIVER:-}")" = "$(realpath "$EMU")" ]; then
   rm -f "$OUT/counters.tsv"
-  COUNTERS=(--counters "$OUT/counters.tsv")
+  COUNTERS=(--counters "$OUT/counters.tsv") STATS=(TK_CUDA_EMU_STATS="$OUT/counters.tsv")
 fi
 status=0
-if [ ${#COUNTERS[@]} -gt 0 ]; then
-  TK_CUDA_EMU_STATS="$OUT/counters.tsv" "$OUT/run" "${CHECK[@]}" "$@" || status=$?
-else
-  "$OUT/run" "${CHECK[@]}" "$@" || status=$?
-fi
+env "${STATS[@]}" "$OUT/run" "${CHECK[@]}" "$@" || status=$?
 
 # The lesson's `tkc explain` report (docs/explain.md): its mappings, loops,
 # hot loop and roofline, and on the executor the counters of this run. Not

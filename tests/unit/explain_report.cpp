@@ -349,6 +349,11 @@ TEST_CASE("explain: the PTX executor's launch records are summed per device kern
   CHECK(mm[1].loadEfficiency() == 1.0); // nothing loaded: nothing wasted
   CHECK(countersOf(*records, "mm_half").size() == 1);
   CHECK(countersOf(*records, "other").empty());
+  // The names the backends give an export's kernels (HotLoop's rule too).
+  CHECK(deviceKernelIndex("mm_k12", "mm") == 12);
+  CHECK(deviceKernelIndex("mm_kx", "mm") == -1);
+  CHECK(deviceKernelIndex("mm_k", "mm") == -1);
+  CHECK(deviceKernelIndex("mm_half_k0", "mm") == -1);
 
   CHECK_FALSE(parseCounterRecords("kernel=a\tbroken\n", &error));
   CHECK(error == "line 1: 'broken' is not a key=value field");

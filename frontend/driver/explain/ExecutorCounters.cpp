@@ -1,5 +1,7 @@
 #include "frontend/driver/explain/ExecutorCounters.h"
 
+#include "frontend/driver/explain/HotLoop.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -24,17 +26,6 @@ double real(const CounterRecord &r, const char *key) {
 std::string text(const CounterRecord &r, const char *key) {
   auto it = r.find(key);
   return it == r.end() ? "" : it->second;
-}
-
-// N when `kernel` is `symbol_kN`, else -1.
-long kernelIndex(const std::string &kernel, const std::string &symbol) {
-  if (kernel.size() < symbol.size() + 3 || kernel.compare(0, symbol.size(), symbol) != 0 ||
-      kernel.compare(symbol.size(), 2, "_k") != 0)
-    return -1;
-  long n = 0;
-  const char *b = kernel.data() + symbol.size() + 2, *e = kernel.data() + kernel.size();
-  auto [p, ec] = std::from_chars(b, e, n);
-  return ec == std::errc() && p == e ? n : -1;
 }
 
 double ratio(uint64_t a, uint64_t b) { return b ? static_cast<double>(a) / static_cast<double>(b) : 1.0; }
@@ -79,7 +70,7 @@ std::vector<KernelCounters> countersOf(const std::vector<CounterRecord> &records
   std::map<long, KernelCounters> byIndex;
   for (const CounterRecord &r : records) {
     std::string name = text(r, "kernel");
-    long n = kernelIndex(name, symbol);
+    long n = deviceKernelIndex(name, symbol);
     if (n < 0) continue;
     KernelCounters &k = byIndex[n];
     k.kernel = name;

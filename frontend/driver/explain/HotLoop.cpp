@@ -1,5 +1,6 @@
 #include "frontend/driver/explain/HotLoop.h"
 
+#include <charconv>
 #include <map>
 #include <sstream>
 #include <vector>
@@ -76,6 +77,14 @@ bool isArithmetic(const std::string &line) {
 
 } // namespace
 
+long deviceKernelIndex(std::string_view name, std::string_view symbol) {
+  if (name.size() < symbol.size() + 3 || !name.starts_with(symbol) || name.substr(symbol.size(), 2) != "_k") return -1;
+  long n = 0;
+  const char *b = name.data() + symbol.size() + 2, *e = name.data() + name.size();
+  auto [p, ec] = std::from_chars(b, e, n);
+  return ec == std::errc() && p == e ? n : -1;
+}
+
 std::optional<HotLoop> findHotLoop(const std::string &text, const std::string &symbol) {
   std::vector<std::string> lines = splitLines(text);
   struct Loop {
@@ -88,7 +97,8 @@ std::optional<HotLoop> findHotLoop(const std::string &text, const std::string &s
   for (size_t i = 0; i < lines.size(); ++i) {
     std::string opened = functionOpened(lines[i]);
     if (!opened.empty()) {
-      function = opened == symbol || opened.starts_with(symbol + ".") || opened.starts_with(symbol + "_k") ? opened : "";
+      function =
+          opened == symbol || opened.starts_with(symbol + ".") || deviceKernelIndex(opened, symbol) >= 0 ? opened : "";
       labels.clear();
       continue;
     }

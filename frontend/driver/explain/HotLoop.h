@@ -4,6 +4,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace tk::explain {
 
@@ -13,6 +14,10 @@ struct HotLoop {
   std::string text;     // its lines, label to back branch
   int arithmetic = 0;   // vector/FMA/MMA instructions counted in it
 };
+
+// N when `name` is `symbol_kN`, the N-th device kernel (CUDA) or CPE
+// function (Sunway) the backends make of export `symbol`; else -1.
+long deviceKernelIndex(std::string_view name, std::string_view symbol);
 
 // Looks in function `symbol` and those named `symbol.*` (x86 task bodies
 // outlined from it) or `symbol_kN` (its CUDA kernels), in x86 assembly (`name:` ...
