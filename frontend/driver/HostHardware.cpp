@@ -72,14 +72,19 @@ HardwareDesc detectHostHardware() {
 
 std::string hostHardwareId() {
   std::ifstream in("/proc/cpuinfo");
-  std::string line, model = "unknown-cpu";
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) {
-      if (size_t colon = line.find(':'); colon != std::string::npos) model = line.substr(colon + 1);
-      break;
-    }
+  std::string line, model = "unknown-cpu", family;
+  auto value = [&]() -> std::string {
+    size_t at = line.find_first_not_of(" \t", line.find(':') + 1);
+    return line.find(':') == std::string::npos || at == std::string::npos ? "" : line.substr(at);
+  };
+  while (std::getline(in, line) && (model == "unknown-cpu" || family.empty())) {
+    if (line.rfind("model name", 0) == 0) model = value();
+    else if (line.rfind("cpu family", 0) == 0) family = "f" + value();
+  }
+  __builtin_cpu_init();
+  const char *isa = __builtin_cpu_supports("avx512f") ? "avx512" : __builtin_cpu_supports("avx2") ? "avx2" : "sse2";
   long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return costmodel::hardwareId("host", model, n > 0 ? static_cast<int>(n) : 1);
+  return costmodel::hardwareId("host", fmt::format("{} {} {}", model, family, isa), n > 0 ? static_cast<int>(n) : 1);
 }
 
 } // namespace tk::driver

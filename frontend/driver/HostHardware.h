@@ -18,9 +18,12 @@ namespace tk::driver {
 construct::HardwareDesc detectHostHardware();
 
 // The host's hardware id for records (costmodel::hardwareId of "host" with
-// /proc/cpuinfo's first "model name" and the online cores), e.g.
-// "host-amd-epyc-9r45-64-core-processor-2c". The id of a machine, not of a
-// run: the same on every boot of the same VM type.
+// /proc/cpuinfo's first "model name", "cpu family", the widest vector ISA
+// and the online cores), e.g. "host-amd-epyc-f25-avx512-2c". The id of a
+// machine, not of a run: the same on every boot of the same VM type. The
+// model name alone does not tell machines apart: cloud VMs of Zen 4
+// (family 25) and Zen 5 (family 26) both report "AMD EPYC"; the vector ISA
+// separates generations that share a family (Zen 3 and Zen 4 are both 25).
 std::string hostHardwareId();
 
 } // namespace tk::driver

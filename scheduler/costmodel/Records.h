@@ -50,8 +50,9 @@ std::string printRecord(const Record &r);
 std::optional<std::vector<Record>> parseRecords(int file, const SourceManager &sm, DiagEngine &diags);
 
 // A stable id of a machine description: its name, and for a description
-// detected on the host ("host"), the CPU model and core count after it,
-// e.g. "host-amd-epyc-9r45-2c"; lower case, [a-z0-9-] only.
+// detected on the host ("host"), the CPU's description (hostHardwareId:
+// model name, family, vector ISA) and core count after it, e.g.
+// "host-amd-epyc-f25-avx512-2c"; lower case, [a-z0-9-] only.
 std::string hardwareId(const std::string &descName, const std::string &cpuModel, int units);
 
 } // namespace tk::costmodel

@@ -176,6 +176,9 @@ cost_model)
   [ "$(wc -l < r.jsonl)" -ge 2 ] || fail "--records-out wrote $(wc -l < r.jsonl) records"
   grep -q '"format":"tk-record"' r.jsonl || fail "records format"
   grep -q '"candidate":"rule"' r.jsonl || fail "the rule's candidate is not recorded"
+  # The host's id names its CPU family and vector ISA (VMs of two generations
+  # report the same model name).
+  grep -Eq '"hardware":"host-([a-z0-9]+-)*f[0-9]+-(avx512|avx2|sse2)-[0-9]+c"' r.jsonl || fail "host hardware id form"
   expect_rc 0 "$TKC" train-cost-model -o m.tkcm --epochs=3 --validation=0 r.jsonl
   head -1 m.tkcm | grep -qx 'tk-costmodel 1' || fail "model header"
   grep -q '^epoch 3/3: loss' err.txt || fail "training progress"
