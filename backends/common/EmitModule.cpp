@@ -41,12 +41,14 @@ static llvm::OptimizationLevel optimizationLevel(int level) {
   }
 }
 
-void optimizeModule(llvm::Module &m, llvm::TargetMachine &tm, int optLevel) {
+void optimizeModule(llvm::Module &m, llvm::TargetMachine &tm, int optLevel, bool mergeFunctions) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb(&tm);
+  llvm::PipelineTuningOptions tuning;
+  tuning.MergeFunctions = mergeFunctions;
+  llvm::PassBuilder pb(&tm, tuning);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);

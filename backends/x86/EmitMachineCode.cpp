@@ -42,7 +42,7 @@ bool emitCpuCode(const std::vector<ir::LoweredFunc> &funcs, const CpuTarget &tar
   codegen::verifyGeneratedModule(m, "x86 backend");
   // The TargetMachine gives the vectorizer the CPU's TTI (vector width,
   // costs) instead of a generic target.
-  codegen::optimizeModule(m, *tm, optLevel);
+  codegen::optimizeModule(m, *tm, optLevel, /*mergeFunctions=*/true);
 
   out.clear();
   if (kind == CodegenOutput::LLVMIR) {
