@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 namespace tk::bench {
 
@@ -37,9 +38,11 @@ bool evaluateTransfer(const std::vector<Record> &records, const std::string &tar
   TrainingSet mtl = buildTrainingSet(records, layout, machines,
                                      [&](const Record &r) { return !isTarget(r) || shareTarget(r); });
   TrainingSet alone = buildTrainingSet(records, layout, {target}, shareTarget);
+  TrainingSet all = buildTrainingSet(records, layout, {target}, [&](const Record &r) { return isTarget(r) && !heldTarget(r); });
   TrainingSet elsewhere = buildTrainingSet(records, layout, others, [&](const Record &r) { return !isTarget(r); });
-  fmt::print("\nMTL on {}: {} held-out tasks; {} of its other tasks ({:.0f}%) seen; {} tasks of {}\n", target,
-             test.tasks.size(), alone.tasks.size(), share * 100, elsewhere.tasks.size(), fmt::join(others, ", "));
+  fmt::print("\nMTL on {}: {} held-out tasks; {} of its other {} tasks ({:.0f}%) seen; {} tasks of {}\n", target,
+             test.tasks.size(), alone.tasks.size(), all.tasks.size(), share * 100, elsewhere.tasks.size(),
+             fmt::join(others, ", "));
   if (test.tasks.empty() || alone.tasks.empty()) {
     fmt::print(stderr, "tk_costmodel_eval --mtl: too few tasks of {} for a held-out set and a share\n", target);
     return false;
@@ -53,8 +56,20 @@ bool evaluateTransfer(const std::vector<Record> &records, const std::string &tar
   rows.push_back({"the target's share alone", rankWith(trainCostModel(alone, nullptr, opts), target, test)});
   rows.push_back({"the other machines alone (head of " + others[0] + ")",
                   rankWith(trainCostModel(elsewhere, nullptr, opts), others[0], test)});
-  fmt::print("| model | top-1 | top-5 |\n|---|---|---|\n");
-  for (const Row &r : rows) fmt::print("| {} | {:.3f} | {:.3f} |\n", r.name, topKScore(r.tasks, 1), topKScore(r.tasks, 5));
+  // References: all of the target's training tasks (what measuring the
+  // whole dataset on it would give), and tkc's default blocking.
+  rows.push_back({"reference: all of the target's other tasks", rankWith(trainCostModel(all, nullptr, opts), target, test)});
+  std::map<std::string, std::vector<const Record *>> byTask;
+  for (const Record &r : records)
+    if (heldTarget(r)) byTask[r.task()].push_back(&r);
+  std::vector<double> rule(test.rows(), 0.0);
+  for (const TrainingSet::Task &t : test.tasks)
+    for (size_t r = t.begin; r < t.end; ++r) rule[r] = byTask.at(t.key)[r - t.begin]->candidate == "rule" ? 1.0 : 0.0;
+  rows.push_back({"reference: capacity rule (tkc's default)", rankedTasks(test, rule)});
+  fmt::print("| model | top-1 | top-5 | measurements to reach 95% of the best |\n|---|---|---|---|\n");
+  for (const Row &r : rows)
+    fmt::print("| {} | {:.3f} | {:.3f} | {:.1f} |\n", r.name, topKScore(r.tasks, 1), topKScore(r.tasks, 5),
+               measurementsToReach(r.tasks, 0.95));
   return true;
 }
 

@@ -2,7 +2,9 @@
 // how well a model ranks held-out tasks of a target machine when only a
 // small share of that machine's tasks is measured: one backbone trained on
 // the other machines' records plus that share (a head per machine), against
-// a model of the share alone and a model of the other machines alone.
+// a model of the share alone and a model of the other machines alone; with
+// two references, a model of all the target's training tasks and tkc's
+// default blocking.
 #pragma once
 #include "scheduler/costmodel/Training.h"
 
