@@ -114,14 +114,14 @@ isl::PwAff Presburger::param(unsigned n, const std::string &name) {
   return isl::PwAff(isl_pw_aff_var_on_domain(isl_local_space_from_space(sp), isl_dim_param, 0));
 }
 
-isl::PwAff Presburger::bySplit(const isl::PwAff &x, unsigned n, const isl::Set *within,
+isl::PwAff Presburger::bySplit(const isl::PwAff &x, unsigned n, const isl::Set *within, int64_t maxValues,
                                const std::function<isl::PwAff(int64_t)> &piece) {
   isl_set *dom = within ? within->copy() : isl_set_universe(isl_space_set_alloc(ctx(), 0, n));
   isl_pw_aff *xs = isl_pw_aff_intersect_domain(x.copy(), isl_set_intersect_params(dom, context_.copy()));
   isl::Val lo(isl_pw_aff_min_val(isl_pw_aff_copy(xs))), hi(isl_pw_aff_max_val(xs));
   if (!lo || !hi || isl_val_is_int(lo.get()) != isl_bool_true || isl_val_is_int(hi.get()) != isl_bool_true) return {};
   int64_t l = isl_val_get_num_si(lo.get()), h = isl_val_get_num_si(hi.get());
-  if (h < l || h - l >= 64) return {};
+  if (h < l || h - l >= maxValues) return {};
   isl::PwAff out;
   for (int64_t v = l; v <= h; ++v) {
     isl::PwAff p = piece(v);
@@ -178,17 +178,24 @@ isl::PwAff Presburger::affine(const Expr &e, unsigned n, std::string *why, const
     if ((op == BinOp::Div || op == BinOp::Mod || op == BinOp::CDiv) && cb && *cb == 0) break;
     isl::PwAff a = sub(e->args[0]), b = sub(e->args[1]);
     if (!a || !b) break;
+    // Splits of the iteration space: up to 64 cases (a worker index of 64
+    // CPEs times a block size). An expression of the parameters alone is
+    // split only into a few: it can stand for itself (an opaque parameter,
+    // below), and a split of it into 64 cases of floor divisions (the
+    // convolution's version condition `cdiv(F, 6) * 6 * (64 * cdiv(OW, 64)
+    // - OW)`) kept the analysis of one printed kernel busy for minutes.
+    const int64_t maxValues = paramOnly(e) ? 8 : 64;
     if (op == BinOp::Mul && !ca && !cb) { // a product of variable terms: split on one of them
       auto times = [&](const isl::PwAff &y) {
         return [&, y](int64_t v) { return isl::PwAff(isl_pw_aff_scale_val(y.copy(), isl_val_int_from_si(ctx(), v))); };
       };
-      if (isl::PwAff r = bySplit(a, n, within, times(b))) return r;
-      if (isl::PwAff r = bySplit(b, n, within, times(a))) return r;
+      if (isl::PwAff r = bySplit(a, n, within, maxValues, times(b))) return r;
+      if (isl::PwAff r = bySplit(b, n, within, maxValues, times(a))) return r;
       break;
     }
     if ((op == BinOp::Div || op == BinOp::Mod || op == BinOp::CDiv) && !cb) { // split on the divisor
       Expr whole = e;
-      isl::PwAff r = bySplit(b, n, within, [&](int64_t v) {
+      isl::PwAff r = bySplit(b, n, within, maxValues, [&](int64_t v) {
         if (v == 0) return isl::PwAff();
         return affine(binary(op, whole->args[0], intImm(v)), n, nullptr, within);
       });

@@ -43,9 +43,9 @@ public:
   // `e` as a function on the n-dimensional iteration space; null, with the
   // reason in `why`, when not Presburger. A product or quotient of two
   // variable terms is split into cases when one of them takes at most 64
-  // values on `within` (a superset of where `e` is evaluated) and the
-  // context, e.g. `t * cdiv(N, 2)` for t < 2: the result is then defined
-  // only there.
+  // values (8 when `e` reads parameters only) on `within` (a superset of
+  // where `e` is evaluated) and the context, e.g. `t * cdiv(N, 2)` for
+  // t < 2: the result is then defined only there.
   isl::PwAff affine(const ir::Expr &e, unsigned nDims, std::string *why, const isl::Set *within = nullptr);
 
   // A condition as sets of the iteration space with under ⊆ truth ⊆ over;
@@ -95,9 +95,10 @@ private:
   isl::PwAff param(unsigned nDims, const std::string &name);
   isl::PwAff constant(unsigned nDims, int64_t v) const;
   isl::PwAff dim(unsigned nDims, unsigned pos) const;
-  // Σ over the values v of `x` (at most 64, on `within` and the context)
-  // of piece(v) where x == v; null when x has more values or piece fails.
-  isl::PwAff bySplit(const isl::PwAff &x, unsigned nDims, const isl::Set *within,
+  // Σ over the values v of `x` (at most maxValues, on `within` and the
+  // context) of piece(v) where x == v; null when x has more values or piece
+  // fails.
+  isl::PwAff bySplit(const isl::PwAff &x, unsigned nDims, const isl::Set *within, int64_t maxValues,
                      const std::function<isl::PwAff(int64_t)> &piece);
 
   isl::Ctx ctx_;
