@@ -178,24 +178,33 @@ isl::PwAff Presburger::affine(const Expr &e, unsigned n, std::string *why, const
     if ((op == BinOp::Div || op == BinOp::Mod || op == BinOp::CDiv) && cb && *cb == 0) break;
     isl::PwAff a = sub(e->args[0]), b = sub(e->args[1]);
     if (!a || !b) break;
-    // Splits of the iteration space: up to 64 cases (a worker index of 64
-    // CPEs times a block size). An expression of the parameters alone is
-    // split only into a few: it can stand for itself (an opaque parameter,
-    // below), and a split of it into 64 cases of floor divisions (the
-    // convolution's version condition `cdiv(F, 6) * 6 * (64 * cdiv(OW, 64)
-    // - OW)`) kept the analysis of one printed kernel busy for minutes.
-    const int64_t maxValues = paramOnly(e) ? 8 : 64;
+    // Splits into up to 64 cases (a worker index of 64 CPEs times a block
+    // size; `M * 4 * N` under M <= 16). An expression of the parameters
+    // alone whose factor holds a floor division is split only into a few:
+    // it can stand for itself (an opaque parameter, below), and every case
+    // of such a factor is a set with an existential variable — split into
+    // 64 of them, the convolution's version condition `cdiv(F, 6) * 6 *
+    // (64 * cdiv(OW, 64) - OW)` kept the analysis of one printed kernel
+    // busy for minutes.
+    auto maxValues = [&](const Expr &factor) -> int64_t {
+      bool divides = false;
+      visitExpr(factor, [&](const Expr &x) {
+        divides |= x->kind == ExprKind::Binary &&
+                   (x->binOp == BinOp::Div || x->binOp == BinOp::Mod || x->binOp == BinOp::CDiv);
+      });
+      return divides && paramOnly(e) ? 8 : 64;
+    };
     if (op == BinOp::Mul && !ca && !cb) { // a product of variable terms: split on one of them
       auto times = [&](const isl::PwAff &y) {
         return [&, y](int64_t v) { return isl::PwAff(isl_pw_aff_scale_val(y.copy(), isl_val_int_from_si(ctx(), v))); };
       };
-      if (isl::PwAff r = bySplit(a, n, within, maxValues, times(b))) return r;
-      if (isl::PwAff r = bySplit(b, n, within, maxValues, times(a))) return r;
+      if (isl::PwAff r = bySplit(a, n, within, maxValues(e->args[0]), times(b))) return r;
+      if (isl::PwAff r = bySplit(b, n, within, maxValues(e->args[1]), times(a))) return r;
       break;
     }
     if ((op == BinOp::Div || op == BinOp::Mod || op == BinOp::CDiv) && !cb) { // split on the divisor
       Expr whole = e;
-      isl::PwAff r = bySplit(b, n, within, maxValues, [&](int64_t v) {
+      isl::PwAff r = bySplit(b, n, within, maxValues(e->args[1]), [&](int64_t v) {
         if (v == 0) return isl::PwAff();
         return affine(binary(op, whole->args[0], intImm(v)), n, nullptr, within);
       });

@@ -43,9 +43,9 @@ public:
   // `e` as a function on the n-dimensional iteration space; null, with the
   // reason in `why`, when not Presburger. A product or quotient of two
   // variable terms is split into cases when one of them takes at most 64
-  // values (8 when `e` reads parameters only) on `within` (a superset of
-  // where `e` is evaluated) and the context, e.g. `t * cdiv(N, 2)` for
-  // t < 2: the result is then defined only there.
+  // values (8 when `e` reads parameters only and that term divides) on
+  // `within` (a superset of where `e` is evaluated) and the context, e.g.
+  // `t * cdiv(N, 2)` for t < 2: the result is then defined only there.
   isl::PwAff affine(const ir::Expr &e, unsigned nDims, std::string *why, const isl::Set *within = nullptr);
 
   // A condition as sets of the iteration space with under ⊆ truth ⊆ over;
