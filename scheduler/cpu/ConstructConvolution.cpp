@@ -132,10 +132,10 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
   // The tasks: one value of each output index but f and those the columns
   // `covered`, times the blocks of nr of `cols` columns (numbered by `col`),
   // on the cores.
-  // With `groups` (null: one) each of them is split further into that many
-  // tasks, each over its share of the filter blocks (overFilters).
+  // With `groups` > 1 each of them is split further into that many tasks,
+  // each over its share of the filter blocks (overFilters).
   std::string fg = fresh("fg");
-  Expr groups;
+  int64_t groups = 1;
   auto taskDims = [&](const std::set<size_t> &covered, const Expr &cols) {
     std::vector<std::pair<std::string, Expr>> dims;
     for (size_t d = 0; d < a.vars.size(); ++d)
@@ -150,34 +150,34 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
       workers.push_back(name.empty() ? col : name);
       spatial.push_back(extent);
     }
-    if (groups) {
+    if (groups > 1) {
       workers.push_back(fg);
-      spatial.push_back(groups);
+      spatial.push_back(intImm(groups));
     }
     return mMapFor(workers, MappingAtom::Kind::Spatial, spatial, WorkerKind::Cores, std::move(body), loc);
   };
   // for fb over the filter blocks of the task: all, or group fg's share.
   auto overFilters = [&](MStmtPtr body) {
-    if (!groups) return seqFor(fb, panels, std::move(body), loc);
-    Expr share = ceilDiv(panels, groups);
+    if (groups == 1) return seqFor(fb, panels, std::move(body), loc);
+    Expr share = ceilDiv(panels, intImm(groups));
     MStmtPtr l = seqFor(fb, simplify(binary(BinOp::Min, panels, mul(add(loopVar(fg), intImm(1)), share))),
                         std::move(body), loc);
     l->begin = simplify(mul(loopVar(fg), share));
     return l;
   };
   // Too few tasks for the cores (one small image: a 7 x 7 layer is one
-  // task of 64 pixels): the filter blocks are split into one group per core.
-  // The number of groups is chosen at run time (1 when the tasks fill the
-  // cores) rather than by two versions of the tiles, which doubled the
-  // convolution's code.
+  // task of 64 pixels): two versions of the tiles, built without and with
+  // the filter blocks split into one group per core, chosen at run time.
   auto perCore = [&](const std::set<size_t> &covered, const Expr &cols, const std::function<MStmtPtr()> &build) {
-    if (t.cores <= 1) return build();
+    groups = 1;
+    MStmtPtr whole = build();
+    if (t.cores <= 1) return whole;
     Expr count = intImm(1);
     for (const auto &dim : taskDims(covered, cols)) count = mul(count, dim.second);
-    groups = simplify(select(binary(BinOp::LT, count, intImm(t.cores)), intImm(t.cores), intImm(1)));
-    MStmtPtr tiled = build();
-    groups = nullptr;
-    return tiled;
+    groups = t.cores;
+    MStmtPtr split = build();
+    groups = 1;
+    return choose(simplify(binary(BinOp::LT, count, intImm(t.cores))), split, whole, loc);
   };
   auto zero = [&](const std::vector<Expr> &out) {
     return mMapFor({fr, xx}, MappingAtom::Kind::Repeat, {intImm(t.mr), intImm(t.nr)}, std::nullopt,

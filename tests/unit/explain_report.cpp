@@ -160,6 +160,17 @@ TEST_CASE("explain: the hot loop is the innermost loop with the most arithmetic 
   CHECK(h->firstLine == 11);
   CHECK(h->text.rfind(".LBB1_2:", 0) == 0);
   CHECK_FALSE(findHotLoop(x86, "absent"));
+  // MergeFunctions left `mm2` calling mm's tile and its task body a jump to
+  // `other`: their loops are mm2's; a jump to a label of its own is no call.
+  std::string merged = x86 + "\t.type\tmm2,@function\nmm2:\n\tcallq .Lmm.tile0\n\tjmp .LBB3_9\n.Lfunc_end3:\n"
+                             "\t.type\t.Lmm2.par0,@function\n.Lmm2.par0:\n\tjmp other\n.Lfunc_end4:\n";
+  h = findHotLoop(merged, "mm2");
+  REQUIRE(h);
+  CHECK(h->function == "other");
+  CHECK(h->arithmetic == 3);
+  h = findHotLoop(merged, "mm");
+  REQUIRE(h);
+  CHECK(h->function == "mm.tile0");
 
   std::string ptx = ".visible .entry k_k0(\n\t.param .u64 p\n)\n{\n$L__BB0_1:\n\tfma.rn.f32 %f1, %f2, %f3, %f1;\n"
                     "\t@%p1 bra $L__BB0_1;\n\tret;\n}\n";

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <map>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -85,8 +86,40 @@ long deviceKernelIndex(std::string_view name, std::string_view symbol) {
   return ec == std::errc() && p == e ? n : -1;
 }
 
+// The functions export `symbol` runs: those named for it, and the
+// functions they call or tail-call (x86 `call .Lf`, `jmp f`),
+// transitively. LLVM's MergeFunctions leaves an export calling another
+// export's register tile, or a task body that only jumps to another
+// export's, where the two were alike.
+static std::set<std::string> exportFunctions(const std::vector<std::string> &lines, const std::string &symbol) {
+  std::map<std::string, std::set<std::string>> calls;
+  std::set<std::string> reached, all;
+  std::string function;
+  for (const std::string &line : lines) {
+    if (std::string opened = functionOpened(line); !opened.empty()) {
+      function = opened;
+      all.insert(opened);
+      if (opened == symbol || opened.starts_with(symbol + ".") || deviceKernelIndex(opened, symbol) >= 0)
+        reached.insert(opened);
+      continue;
+    }
+    if (closesFunction(line)) function.clear();
+    auto [mnemonic, operand] = instruction(line);
+    if (!function.empty() && (mnemonic.starts_with("call") || mnemonic == "jmp") && !operand.empty())
+      calls[function].insert(operand.starts_with(".L") ? operand.substr(2) : operand);
+  }
+  for (std::vector<std::string> work(reached.begin(), reached.end()); !work.empty();) {
+    std::string f = work.back();
+    work.pop_back();
+    for (const std::string &callee : calls[f]) // a jump to a label of f itself is no call
+      if (all.count(callee) && reached.insert(callee).second) work.push_back(callee);
+  }
+  return reached;
+}
+
 std::optional<HotLoop> findHotLoop(const std::string &text, const std::string &symbol) {
   std::vector<std::string> lines = splitLines(text);
+  std::set<std::string> functions = exportFunctions(lines, symbol);
   struct Loop {
     size_t first, last;
     std::string function;
@@ -97,8 +130,7 @@ std::optional<HotLoop> findHotLoop(const std::string &text, const std::string &s
   for (size_t i = 0; i < lines.size(); ++i) {
     std::string opened = functionOpened(lines[i]);
     if (!opened.empty()) {
-      function =
-          opened == symbol || opened.starts_with(symbol + ".") || deviceKernelIndex(opened, symbol) >= 0 ? opened : "";
+      function = functions.count(opened) ? opened : "";
       labels.clear();
       continue;
     }

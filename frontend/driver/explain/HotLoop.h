@@ -19,8 +19,10 @@ struct HotLoop {
 // function (Sunway) the backends make of export `symbol`; else -1.
 long deviceKernelIndex(std::string_view name, std::string_view symbol);
 
-// Looks in function `symbol` and those named `symbol.*` (x86 task bodies
-// outlined from it) or `symbol_kN` (its CUDA kernels), in x86 assembly (`name:` ...
+// Looks in function `symbol`, those named `symbol.*` (x86 task bodies
+// outlined from it) or `symbol_kN` (its CUDA kernels), and the functions
+// they call or jump to (code MergeFunctions shared with another export),
+// in x86 assembly (`name:` ...
 // `.Lfunc_end`) or PTX (`.entry name(` ... `}`). Nullopt when they have no
 // loop.
 std::optional<HotLoop> findHotLoop(const std::string &text, const std::string &symbol);
