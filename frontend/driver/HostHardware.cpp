@@ -73,13 +73,14 @@ HardwareDesc detectHostHardware() {
 std::string hostHardwareId() {
   std::ifstream in("/proc/cpuinfo");
   std::string line, model = "unknown-cpu", family;
-  auto value = [&]() -> std::string {
-    size_t at = line.find_first_not_of(" \t", line.find(':') + 1);
-    return line.find(':') == std::string::npos || at == std::string::npos ? "" : line.substr(at);
+  auto value = [&]() -> std::string { // what follows "key :", blanks skipped
+    size_t colon = line.find(':');
+    size_t at = colon == std::string::npos ? colon : line.find_first_not_of(" \t", colon + 1);
+    return at == std::string::npos ? "" : line.substr(at);
   };
   while (std::getline(in, line) && (model == "unknown-cpu" || family.empty())) {
     if (line.rfind("model name", 0) == 0) model = value();
-    else if (line.rfind("cpu family", 0) == 0) family = "f" + value();
+    else if (line.rfind("cpu family", 0) == 0 && !value().empty()) family = "f" + value();
   }
   __builtin_cpu_init();
   const char *isa = __builtin_cpu_supports("avx512f") ? "avx512" : __builtin_cpu_supports("avx2") ? "avx2" : "sse2";
