@@ -176,11 +176,7 @@ int main(int argc, char **argv) {
   rows.push_back({"learned model (MSE)", rankedTasks(test, scoreRows(mse, test))});
   if (auto roof = rooflineScores(test, byTask)) rows.push_back({"roofline estimate", rankedTasks(test, *roof)});
   else fmt::print("(roofline left out: some held-out ops are not tk_dataset's)\n");
-  // The capacity rule: its own candidate first, the rest in record order.
-  std::vector<double> rule(test.rows(), 0.0);
-  for (const TrainingSet::Task &t : test.tasks)
-    for (size_t r = t.begin; r < t.end; ++r) rule[r] = byTask.at(t.key)[r - t.begin]->candidate == "rule" ? 1.0 : 0.0;
-  rows.push_back({"capacity rule (tkc's default)", rankedTasks(test, rule)});
+  rows.push_back({"capacity rule (tkc's default)", rankedTasks(test, candidateScores(test, records, "rule"))});
   // Random order: the mean of 20 draws, shown as one row per metric.
   std::vector<RankedTask> base = rankedTasks(test, std::vector<double>(test.rows(), 0.0));
   double r1 = 0, r5 = 0, rm = 0;

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
 
 namespace tk::bench {
 
@@ -59,13 +58,7 @@ bool evaluateTransfer(const std::vector<Record> &records, const std::string &tar
   // References: all of the target's training tasks (what measuring the
   // whole dataset on it would give), and tkc's default blocking.
   rows.push_back({"reference: all of the target's other tasks", rankWith(trainCostModel(all, nullptr, opts), target, test)});
-  std::map<std::string, std::vector<const Record *>> byTask;
-  for (const Record &r : records)
-    if (heldTarget(r)) byTask[r.task()].push_back(&r);
-  std::vector<double> rule(test.rows(), 0.0);
-  for (const TrainingSet::Task &t : test.tasks)
-    for (size_t r = t.begin; r < t.end; ++r) rule[r] = byTask.at(t.key)[r - t.begin]->candidate == "rule" ? 1.0 : 0.0;
-  rows.push_back({"reference: capacity rule (tkc's default)", rankedTasks(test, rule)});
+  rows.push_back({"reference: capacity rule (tkc's default)", rankedTasks(test, candidateScores(test, records, "rule"))});
   fmt::print("| model | top-1 | top-5 | measurements to reach 95% of the best |\n|---|---|---|---|\n");
   for (const Row &r : rows)
     fmt::print("| {} | {:.3f} | {:.3f} | {:.1f} |\n", r.name, topKScore(r.tasks, 1), topKScore(r.tasks, 5),

@@ -26,7 +26,7 @@ void verifyGeneratedModule(const llvm::Module &m, const std::string &who);
 // functions that optimize to the same code become one (LLVM's
 // MergeFunctions, at the end of the pipeline): a CPU kernel's versions
 // outline identical register tiles, and stdlib/std/nn.tk's object shrank
-// from 634 to 543 KB at -O3 with its machine-code generation 14% faster.
+// from 634 to 542 KB at -O3 with its machine-code generation 14% faster.
 // Not for device code, where a merged kernel would become a call.
 void optimizeModule(llvm::Module &m, llvm::TargetMachine &tm, int optLevel, bool mergeFunctions = false);
 

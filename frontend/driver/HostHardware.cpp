@@ -79,8 +79,11 @@ std::string hostHardwareId() {
     return at == std::string::npos ? "" : line.substr(at);
   };
   while (std::getline(in, line) && (model == "unknown-cpu" || family.empty())) {
-    if (line.rfind("model name", 0) == 0) model = value();
-    else if (line.rfind("cpu family", 0) == 0 && !value().empty()) family = "f" + value();
+    if (line.rfind("model name", 0) == 0) {
+      model = value();
+    } else if (line.rfind("cpu family", 0) == 0) {
+      if (std::string v = value(); !v.empty()) family = "f" + v;
+    }
   }
   __builtin_cpu_init();
   const char *isa = __builtin_cpu_supports("avx512f") ? "avx512" : __builtin_cpu_supports("avx2") ? "avx2" : "sse2";

@@ -58,6 +58,16 @@ std::vector<RankedTask> rankedTasks(const TrainingSet &set, const std::vector<do
   return out;
 }
 
+std::vector<double> candidateScores(const TrainingSet &set, const std::vector<Record> &records,
+                                    const std::string &candidate) {
+  std::map<std::string, std::vector<const Record *>> byTask; // rows in record order, as buildTrainingSet
+  for (const Record &r : records) byTask[r.task()].push_back(&r);
+  std::vector<double> out(set.rows(), 0.0);
+  for (const TrainingSet::Task &t : set.tasks)
+    for (size_t r = t.begin; r < t.end; ++r) out[r] = byTask.at(t.key)[r - t.begin]->candidate == candidate ? 1.0 : 0.0;
+  return out;
+}
+
 bool heldOut(const std::string &taskKey, double fraction) {
   uint64_t h = 1469598103934665603ull; // FNV-1a 64, then splitmix64's finalizer:
   for (unsigned char c : taskKey) h = (h ^ c) * 1099511628211ull;

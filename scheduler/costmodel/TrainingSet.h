@@ -45,6 +45,12 @@ std::vector<std::string> hardwareIds(const std::vector<Record> &records);
 // evaluates.
 std::vector<RankedTask> rankedTasks(const TrainingSet &set, const std::vector<double> &scores);
 
+// 1 for each row of `set` whose record (in `records`, which `set` was built
+// from) names `candidate` as its source, 0 for the others: that source's
+// ranking ("rule": tkc's default blocking first, the rest in record order).
+std::vector<double> candidateScores(const TrainingSet &set, const std::vector<Record> &records,
+                                    const std::string &candidate);
+
 // Whether a task is held out for validation: a deterministic hash of its
 // key below `fraction` (the same split on every machine and run).
 bool heldOut(const std::string &taskKey, double fraction);

@@ -175,6 +175,8 @@ TEST_CASE("costmodel records: labels are the task's best latency over each candi
   CHECK(set.labels == std::vector<float>{0.5f, 1.0f, 0.25f, 1.0f});
   CHECK(set.group == std::vector<int>{0, 0, 0, 1});
   CHECK(hardwareIds(rs) == std::vector<std::string>{"zen5-2c", "icx-2c"});
+  rs[1].candidate = "rule";
+  CHECK(candidateScores(set, rs, "rule") == std::vector<double>{0, 1, 0, 0});
   auto ranked = rankedTasks(set, {3, 2, 1, 0});
   CHECK(topKScore(ranked, 1) == doctest::Approx(2.0 / (2.0 + 1.0)));
   // The held-out split depends on the task alone, and roughly on the fraction.
