@@ -25,13 +25,17 @@ struct Guards {
   std::set<std::string> nonNegative;  // loop variables starting at >= 0
   // Lets v = x / D with x in [0, extent[x]): v < X when extent[x] is X * D.
   std::map<std::string, std::pair<Expr, Expr>> quotient; // v -> (extent of x, D)
+  // Expressions (printed, simplified) that are > 0 wherever the current
+  // statement runs: the factors of an enclosing `for v in 0..A * B` whose
+  // other factors are non-negative (the body runs only when A * B > 0).
+  std::map<std::string, Expr> positive;
 };
 
 // A product as its constant factor and its other factors (by text, sorted),
 // so that `M * 4`, `4 * M` and `(A * B) * C` vs `A * (C * B)` compare equal.
 // False when the constant factor overflows int64: wrapped, `M * 274177 *
 // 67280421310721` (M * (2^64 + 1)) would compare equal to M and drop a guard.
-bool productFactors(const Expr &e, int64_t &c, std::vector<std::string> &atoms) {
+bool productFactors(const Expr &e, int64_t &c, std::vector<Expr> &atoms) {
   int64_t v;
   if (e->kind == ExprKind::Binary && e->binOp == BinOp::Mul)
     return productFactors(e->args[0], c, atoms) && productFactors(e->args[1], c, atoms);
@@ -40,14 +44,17 @@ bool productFactors(const Expr &e, int64_t &c, std::vector<std::string> &atoms) 
     c = p.value_or(0);
     return p.has_value();
   }
-  atoms.push_back(printExpr(e));
+  atoms.push_back(e);
   return true;
 }
 
 bool sameProduct(const Expr &a, const Expr &b) {
   int64_t ca = 1, cb = 1;
+  std::vector<Expr> ea, eb;
+  if (!productFactors(simplify(a), ca, ea) || !productFactors(simplify(b), cb, eb)) return false; // not proven
   std::vector<std::string> fa, fb;
-  if (!productFactors(simplify(a), ca, fa) || !productFactors(simplify(b), cb, fb)) return false; // not proven
+  for (const Expr &e : ea) fa.push_back(printExpr(e));
+  for (const Expr &e : eb) fb.push_back(printExpr(e));
   std::sort(fa.begin(), fa.end());
   std::sort(fb.begin(), fb.end());
   return ca == cb && fa == fb;
@@ -60,6 +67,7 @@ bool guarded(const TensorPtr &t) { return t && t->role != TensorRole::Local; }
 // sums, products, floor divisions and modulos of such values.
 bool provablyNonNegative(const Expr &e, const Guards &sc) {
   if (auto b = constBounds(e, &sc.bounds)) return b->first >= 0;
+  if (!sc.positive.empty() && sc.positive.count(printExpr(simplify(e)))) return true;
   switch (e->kind) {
   case ExprKind::Var: return sc.nonNegative.count(e->name) > 0;
   case ExprKind::Cast: return provablyNonNegative(e->args[0], sc);
@@ -143,6 +151,22 @@ Expr guard(const TensorDecl &t, const std::vector<Expr> &indices, const Guards &
   return g ? simplify(g, &sc.bounds) : g;
 }
 
+// A loop `for v in 0..A * B * 4` runs its body only when the product is
+// positive; if every factor but one is provably non-negative, every factor
+// is positive there. This is what makes the extent E of a flattened
+// spatial mapping (`for w in 0..N * E`, `let y = w % E`) usable as a bound
+// when E is a shape expression such as `(H + 2*pad - R) / stride + 1`,
+// whose sign the structure alone does not show.
+void addPositiveFactors(const Expr &extent, Guards &sc) {
+  int64_t c = 1;
+  std::vector<Expr> atoms;
+  if (!productFactors(simplify(extent), c, atoms) || c <= 0) return;
+  size_t unproven = 0;
+  for (const Expr &a : atoms) unproven += !provablyNonNegative(a, sc);
+  if (unproven > 1) return;
+  for (const Expr &a : atoms) sc.positive.emplace(printExpr(a), a);
+}
+
 // The guards the enclosing loop or let adds for its variable to `sc`.
 Guards bindingGuards(const LStmt &s, const Guards &sc) {
   Guards inner = sc;
@@ -150,9 +174,13 @@ Guards bindingGuards(const LStmt &s, const Guards &sc) {
   inner.bounds.erase(s.var);
   inner.nonNegative.erase(s.var);
   inner.quotient.erase(s.var);
+  std::erase_if(inner.positive, [&](const auto &p) { return mentionsVar(p.second, s.var); });
   if (s.kind == LStmt::Kind::For) {
     int64_t lo, ext;
-    if (isConstInt(s.min, &lo) && lo == 0) inner.extent[s.var] = s.extent;
+    if (isConstInt(s.min, &lo) && lo == 0) {
+      inner.extent[s.var] = s.extent;
+      addPositiveFactors(s.extent, inner);
+    }
     if (provablyNonNegative(s.min, sc)) inner.nonNegative.insert(s.var);
     if (isConstInt(s.min, &lo) && isConstInt(simplify(s.extent), &ext) && ext > 0)
       if (std::optional<int64_t> hi = checkedAdd(lo, ext - 1)) inner.bounds[s.var] = {lo, *hi};

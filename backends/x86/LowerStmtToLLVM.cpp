@@ -74,7 +74,7 @@ static bool onlyScatters(const ir::LStmtPtr &body, const std::string &var) {
   return scatters;
 }
 
-static std::vector<llvm::Metadata *> loopHints(CodegenContext &cg, const LStmt &s) {
+static std::vector<llvm::Metadata *> vectorHints(CodegenContext &cg, const LStmt &s) {
   if (s.forKind == ForKind::Vectorized ||
       (s.forKind == ForKind::Parallel && s.worker == ir::WorkerKind::Lanes)) {
     int bytes = widestStoreBytes(s.body);
@@ -93,6 +93,12 @@ static std::vector<llvm::Metadata *> loopHints(CodegenContext &cg, const LStmt &
   if (s.forKind == ForKind::Serial && storesMoveWith(s.body, s.var))
     return {loopProp(cg, "llvm.loop.interleave.count", mdInt(cg, 32, 1))};
   return {};
+}
+
+static std::vector<llvm::Metadata *> loopHints(CodegenContext &cg, const LStmt &s) {
+  std::vector<llvm::Metadata *> hints = vectorHints(cg, s);
+  if (s.forKind != ForKind::Unrolled) hints.push_back(loopProp(cg, "llvm.loop.unroll.runtime.disable"));
+  return hints;
 }
 
 static void lowerFor(CodegenContext &cg, const LStmt &s) {

@@ -127,6 +127,13 @@ std::optional<DriverOptions> parseCommandLine(const std::vector<std::string> &ar
     else if (a == "-MP") o.depPhony = true;
     else if (a == "-Werror") o.werror = true;
     else if (a.size() == 3 && startsWith(a, "-O") && a[2] >= '0' && a[2] <= '3') o.optLevel = a[2] - '0';
+    else if (a == "-mllvm") {
+      if (i + 1 >= args.size()) {
+        *error = "missing argument to '-mllvm'";
+        return std::nullopt;
+      }
+      o.llvmArgs.push_back(args[++i]);
+    }
     else if (startsWith(a, "-MF")) { if (!takeValue(i, "-MF", o.depfilePath)) return std::nullopt; }
     else if (startsWith(a, "-MT") || startsWith(a, "-MQ")) {
       // Like gcc: -MT is written as given, -MQ quoted for make; each adds one.
@@ -308,6 +315,7 @@ Output:
                           chosen, as .tk kernels to paste and edit
   --header=FILE, -h FILE  also write the C header to FILE in the same run
   -O0 -O1 -O2 -O3         LLVM optimization level (default -O2)
+  -mllvm ARG              pass ARG to LLVM's option parser (as clang's -mllvm)
   --target=NAME           host | x86_64 | x86_64-avx2 | x86_64-avx512
                           | x86_64-avx512vnni (default host)
                           | cuda-sm_80 | cuda-sm_90 | cuda-sm_90a | cuda (= cuda-sm_90);

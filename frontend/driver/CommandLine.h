@@ -18,6 +18,7 @@ struct DriverOptions {
   std::string headerPath;    // --header=FILE, -h FILE: the C header too
   EmitKind emit = EmitKind::Obj;
   int optLevel = 2;
+  std::vector<std::string> llvmArgs; // -mllvm ARG: options for LLVM's passes (clang's -mllvm)
   std::string target = "host";
   std::vector<std::string> includeDirs;
   std::string stdlibDir;     // empty: TK_STDLIB / installed / source default

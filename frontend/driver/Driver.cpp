@@ -22,6 +22,8 @@
 
 #include <fmt/format.h>
 #include <llvm/Config/llvm-config.h>
+#include <llvm/Support/CommandLine.h>
+#include <llvm/Support/raw_ostream.h>
 
 #include <any>
 #include <cctype>
@@ -267,6 +269,21 @@ bool writeOutputs(const DriverOptions &o, const std::vector<CompiledFile> &files
   return false;
 }
 
+// -mllvm: LLVM's own options (pass switches such as -unroll-runtime=false),
+// set once for this process before anything is compiled.
+bool applyLlvmOptions(const std::vector<std::string> &args, std::string *error) {
+  if (args.empty()) return true;
+  std::vector<const char *> argv{"tkc"};
+  for (const std::string &a : args) argv.push_back(a.c_str());
+  std::string message;
+  llvm::raw_string_ostream errs(message);
+  if (llvm::cl::ParseCommandLineOptions(int(argv.size()), argv.data(), "", &errs)) return true;
+  errs.flush();
+  while (!message.empty() && message.back() == '\n') message.pop_back();
+  *error = "-mllvm: " + message;
+  return false;
+}
+
 int run(const std::vector<std::string> &rawArgs, const std::string &exePath, SourceManager &sm, DiagEngine &diags) {
   std::string error;
   auto args = expandResponseFiles(rawArgs, &error);
@@ -283,6 +300,7 @@ int run(const std::vector<std::string> &rawArgs, const std::string &exePath, Sou
   auto opts = parseCommandLine(*args, &error);
   if (!opts) throw UsageError{error};
   const DriverOptions &o = *opts;
+  if (!applyLlvmOptions(o.llvmArgs, &error)) throw UsageError{error};
   configureDiagnostics(diags, o);
   // In JSON mode stderr holds only the diagnostics document.
   if (o.jsonDiagnostics && o.constructTrace && o.constructTraceFile.empty())

@@ -60,11 +60,13 @@ bool indexesMainMemory(const LStmtPtr &s, const std::string &var) {
 
 // Strip-mines the loops that index main memory and may run more than
 // `block` iterations: for v.blk { for v in block }. A loop already bounded
-// by a constant (a tile TileOutputs clamps at the edge) stays.
-LStmtPtr stripMine(const LStmtPtr &r, int64_t block) {
+// by a constant (a tile TileOutputs clamps at the edge) stays; with
+// `keepBounded`, whatever that constant (a row FuseRowsInLdm bounds by what
+// fits the LDM, whose every pass must read the same buffer).
+LStmtPtr stripMine(const LStmtPtr &r, int64_t block, bool keepBounded) {
   return transformLStmt(r, [&](const LStmtPtr &s) -> LStmtPtr {
     if (s->kind != LStmt::Kind::For || s->forKind == ForKind::Parallel) return s;
-    if (auto n = constantBound(s->extent, true); n && *n <= block) return s;
+    if (auto n = constantBound(s->extent, true); n && (keepBounded || *n <= block)) return s;
     if (!indexesMainMemory(s->body, s->var)) return s;
     std::string outer = s->var + ".blk";
     Expr b = intImm(block), start = mul(var(outer, VarKind::Loop), b);
@@ -87,8 +89,8 @@ struct Staged {
   int dropped = 0;
 };
 
-Staged stage(const LStmtPtr &body, int64_t block, int64_t budget, bool doubleBuffer) {
-  LStmtPtr r = stripMine(body, block);
+Staged stage(const LStmtPtr &body, int64_t block, int64_t budget, bool doubleBuffer, bool keepBounded = false) {
+  LStmtPtr r = stripMine(body, block, keepBounded);
   std::vector<LdmPlan> plans = planLdmBoxes(r, budget, doubleBuffer);
   Staged out{applyLdmPlans(r, plans), 0};
   for (const LdmPlan &p : plans) out.dropped += !p.placed;
@@ -116,6 +118,13 @@ protected:
       Staged st = stage(body, b, budget, doubleBuffer_);
       if (!best.body || st.dropped < best.dropped) best = st;
       if (st.dropped == 0) break;
+    }
+    // Blocks that split bounded loops can leave a tensor that several of
+    // them read without a level (a row read by each pass of a row
+    // operator); whole bounded loops may give it one.
+    if (best.dropped > 0) {
+      Staged st = stage(body, kMaxBlock, budget, doubleBuffer_, true);
+      if (st.dropped < best.dropped) best = st;
     }
     auto n = std::make_shared<LStmt>(*s);
     n->body = best.body;

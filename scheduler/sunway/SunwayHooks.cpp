@@ -1,11 +1,14 @@
 // The sunway target's pipeline hooks (scheduler/TargetHooks.h): ops without
 // a kernel have their element-wise intermediates inlined into their readers
-// (InlineElementwise), and their statements get output tiles held in LDM (across the
-// reduction for reductions), spread over all 64 CPEs whatever the extents
-// (TileOutputs, sized by LdmTiles); loops stay
-// unversioned (the C compiler of the CPE sees plain guarded loops, and
-// StageThroughLdm plans its LDM boxes on the loops as scheduled); the last
-// step stages main-memory tensors through LDM.
+// (InlineElementwise), a reduction read by one element-wise epilogue is
+// substituted into it (FuseTileEpilogues), and the statements get output
+// tiles held in LDM (across the reduction for reductions), spread over all
+// 64 CPEs whatever the extents (TileOutputs, sized by LdmTiles); a row
+// operator's statements instead run one row at a time on a CPE when its
+// rows fit the LDM (FuseRowsInLdm). Loops stay unversioned (the C compiler
+// of the CPE sees plain guarded loops, and StageThroughLdm plans its LDM
+// boxes on the loops as scheduled); the last step stages main-memory
+// tensors through LDM.
 #include "scheduler/sunway/SunwayHooks.h"
 
 #include "ir/FloatOps.h"
@@ -14,6 +17,8 @@
 #include "scheduler/InlineElementwise.h"
 #include "scheduler/construct/FillHoles.h"
 #include "scheduler/sunway/CheckLdmBudget.h"
+#include "scheduler/sunway/FuseRowsInLdm.h"
+#include "scheduler/sunway/FuseTileEpilogues.h"
 #include "scheduler/sunway/LdmTiles.h"
 #include "scheduler/sunway/StageThroughLdm.h"
 #include "scheduler/sunway/TileOutputs.h"
@@ -59,7 +64,7 @@ public:
       return nullptr;
     // Element-wise intermediates would each cost a DMA round trip through
     // main memory: their values go into the statements that read them.
-    OpPtr work = inlineElementwise(op);
+    OpPtr inlined = inlineElementwise(op), work = fuseTileEpilogues(inlined);
     std::vector<MStmtPtr> stmts;
     for (const TensorPtr &t : work->intermediates) stmts.push_back(mAlloc(t, t->loc));
     bool tiled = false;
@@ -71,9 +76,24 @@ public:
         stmts.push_back(defaultStatement(a, *work, opts.target));
       }
     }
-    if (!tiled && work == op) return nullptr;
-    KernelPtr k = synthesizedKernel(work, TargetFamily::Sunway, mBlock(std::move(stmts), op->loc));
-    ctx.kernelStep(work == op ? "TileOutputs" : "InlineElementwise + TileOutputs", *k);
+    MStmtPtr body = mBlock(std::move(stmts), op->loc);
+    // A row operator reads each row once, one row per CPE at a time, when
+    // the row fits the LDM; the statements' own tiles take longer rows.
+    int64_t cap = fuseRowsApplies(*work, nullptr) ? rowCapacity(*work, ldmCapacity(opts) - kStackReserve) : 0;
+    if (cap > 0) {
+      Expr columns = rowColumns(*work);
+      int64_t c;
+      MStmtPtr fused = fuseRows(*work, cap);
+      body = isConstInt(columns, &c) && c <= cap
+                 ? fused
+                 : mIf(binary(BinOp::LE, columns, intImm(cap)), fused, body, op->loc);
+    } else if (!tiled && work == op) {
+      return nullptr;
+    }
+    KernelPtr k = synthesizedKernel(work, TargetFamily::Sunway, body);
+    std::string steps = std::string(inlined != op ? "InlineElementwise + " : "") +
+                        (work != inlined ? "FuseTileEpilogues + " : "") + (cap > 0 ? "FuseRowsInLdm" : "TileOutputs");
+    ctx.kernelStep(steps.c_str(), *k);
     return k;
   }
 

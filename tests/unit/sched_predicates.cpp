@@ -9,6 +9,8 @@
 
 #include <doctest/doctest.h>
 
+#include <tuple>
+
 using namespace tk;
 using namespace tk::ir;
 using namespace tk::schedtest;
@@ -119,11 +121,13 @@ TEST_CASE("lowering: repeat dimensions of extent 1 get no loop") {
 }
 
 TEST_CASE("predicates: a `where` lower bound makes a scalar parameter non-negative") {
-  // op pool(X: f32[N, L], k: i64) -> Y: f32[N, L / k] [where k >= 1]
-  //   { Y[n, o] = sum(r < k) X[n, o * k + r] else 0; }
+  // op sample(X: f32[N, L], k: i64) -> Y: f32[N, L / k] [where k >= 1]
+  //   { Y[n, o] = X[n, o * k] else 0; }
+  // (Inside a loop over 0..k, as a pooling window's, k > 0 holds anyway:
+  // the loop runs only then.)
   auto make = [](bool bounded) {
     auto op = std::make_shared<Op>();
-    op->name = "pool";
+    op->name = "sample";
     auto X = tensor("X", {sym("N"), sym("L")}, TensorRole::Input);
     Expr Lk = binary(BinOp::Div, sym("L"), sym("k"));
     auto Y = tensor("Y", {sym("N"), Lk}, TensorRole::Output);
@@ -131,15 +135,14 @@ TEST_CASE("predicates: a `where` lower bound makes a scalar parameter non-negati
     op->outputs = {Y};
     op->symbols = {"N", "L"};
     if (bounded) op->where = {{binary(BinOp::GE, sym("k"), ci(1)), at(2, 9)}};
-    Expr col = binary(BinOp::Add, binary(BinOp::Mul, idx("o"), sym("k")), idx("r"));
-    Expr body = load(X, {idx("n"), col}, floatImm(0));
-    op->body = {{Y, {{"n", sym("N"), {}}, {"o", Lk, {}}}, reduce(ReduceOp::Sum, {{"r", sym("k"), {}}}, body), {}}};
+    Expr col = binary(BinOp::Mul, idx("o"), sym("k"));
+    op->body = {{Y, {{"n", sym("N"), {}}, {"o", Lk, {}}}, load(X, {idx("n"), col}, floatImm(0)), {}}};
     return op;
   };
   std::string with = printLoweredFunc(lowerOne(make(true)));
-  CHECK(with.find("(X[n, r + o * k] when r + o * k < L else 0.0)") != std::string::npos);
+  CHECK(with.find("(X[n, o * k] when o * k < L else 0.0)") != std::string::npos);
   std::string without = printLoweredFunc(lowerOne(make(false)));
-  CHECK(without.find("(X[n, r + o * k] when 0 <= r + o * k && r + o * k < L else 0.0)") != std::string::npos);
+  CHECK(without.find("(X[n, o * k] when 0 <= o * k && o * k < L else 0.0)") != std::string::npos);
 }
 
 TEST_CASE("predicates: a flattened pixel pair is one guard, a blocked channel none") {
@@ -157,4 +160,32 @@ TEST_CASE("predicates: a flattened pixel pair is one guard, a blocked channel no
   CHECK(text.find("/ W < H") == std::string::npos);
   CHECK(text.find("% W < W") == std::string::npos);
   CHECK(text.find("c + cb * 64 < C") == std::string::npos);
+}
+
+TEST_CASE("predicates: the extent of a flattened mapping is positive inside its loop") {
+  // spatial(M, L - k + 1) lowers to `for w in 0..M * (L - k + 1)` with
+  // i = w / (L - k + 1) and j = w % (L - k + 1). The extent L - k + 1 is not
+  // non-negative by its structure, but the body runs only when the product
+  // is positive, so M and L - k + 1 both are: i < M and j < L - k + 1 hold
+  // without guards (before, every access carried `0 <= i && i < M`).
+  ir::Module m = unittest::moduleFromSource(
+      "op shrink(X: f32[M, L], k: i64) -> Y: f32[M, L - k + 1] where k >= 1 {\n"
+      "  Y[i, j] = X[i, j + k - 1] else 0.0;\n}\n"
+      "kernel shrink_k implements shrink on cpu {\n"
+      "  for (i, j) in spatial(M, L - k + 1) on cores { Y[i, j] = X[i, j + k - 1] else 0.0; }\n}\n");
+  OpPtr op = m.ops.at(0);
+  LoweredFunc f = lowerOne(op, m.kernels.at(0));
+  std::string text = printLoweredFunc(f);
+  CHECK(text.find("let j = w_i_j % (L - k + 1);") != std::string::npos);
+  CHECK(text.find("Y[i, j] = (X[i, j + k - 1] when 0 <= j + k - 1 else 0.0);") != std::string::npos);
+  for (auto [M, L, k] : {std::tuple{3, 5, 2}, {1, 4, 4}, {2, 3, 1}}) {
+    LoopEval ev;
+    ev.run(f, {{"M", M}, {"L", L}, {"k", k}}, value);
+    REQUIRE(ev.status == 0);
+    const auto &Y = ev.tensor(op->outputs[0]);
+    int64_t cols = L - k + 1;
+    REQUIRE(int64_t(Y.size()) == M * cols);
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < cols; ++j) CHECK(Y[i * cols + j] == value("X", i * L + j + k - 1));
+  }
 }

@@ -1,0 +1,203 @@
+#include "scheduler/sunway/FuseRowsInLdm.h"
+
+#include "ir/Diagnostics.h"
+#include "ir/IRRewrite.h"
+#include "ir/Reduction.h"
+#include "ir/Simplify.h"
+#include "scheduler/DefaultSchedule.h"
+#include "scheduler/FreshNames.h"
+
+#include <map>
+#include <set>
+
+namespace tk {
+using namespace ir;
+
+namespace {
+
+Expr loopVar(const std::string &name) { return var(name, VarKind::Loop, ScalarType::I64); }
+
+// One statement of the group: its reduction (null for an element-wise
+// statement) and the name of its column variable.
+struct RowStmt {
+  const Assign *a;
+  Expr red;
+  std::string column;
+};
+
+struct Group {
+  size_t rank = 0;       // row dimensions
+  std::vector<Expr> rows; // their extents
+  Expr columns;          // the column extent
+  std::vector<RowStmt> stmts;
+};
+
+std::optional<Group> analyse(const Op &op, std::string *reason) {
+  auto no = [&](const std::string &why) -> std::optional<Group> {
+    if (reason) *reason = why;
+    return std::nullopt;
+  };
+  if (op.body.size() < 2) return no("a single statement: there is no row to share");
+  Group g;
+  std::map<const TensorDecl *, size_t> writer;
+  bool reduces = false;
+  for (size_t k = 0; k < op.body.size(); ++k) {
+    const Assign &a = op.body[k];
+    Expr red = containsReduce(a.value) ? soleReduction(a.value, a.target->dtype) : nullptr;
+    if (containsReduce(a.value) && !red)
+      return no("a statement holds a reduction that is not its whole value (or an element-wise function of one)");
+    if (red && red->rvars.size() != 1) return no("a statement reduces over several variables");
+    if (!red && a.vars.empty()) return no("a statement writes a scalar");
+    size_t rank = red ? a.vars.size() : a.vars.size() - 1;
+    Expr columns = simplify(red ? red->rvars[0].extent : a.vars.back().extent);
+    if (k == 0) {
+      g.rank = rank;
+      g.columns = columns;
+      for (size_t d = 0; d < rank; ++d) g.rows.push_back(simplify(a.vars[d].extent));
+    } else if (rank != g.rank) {
+      return no("the statements do not share their leading (row) dimensions");
+    } else if (!sameExpr(columns, g.columns)) {
+      return no("the statements' rows have different lengths");
+    }
+    if (rank == 0) return no("the rows are the whole tensor: one row leaves 63 CPEs idle");
+    for (size_t d = 0; d < rank; ++d)
+      if (!sameExpr(simplify(a.vars[d].extent), g.rows[d]))
+        return no("the statements do not share their leading (row) dimensions");
+    if (!writer.emplace(a.target.get(), k).second) return no("two statements write one tensor");
+    reduces |= red != nullptr;
+    g.stmts.push_back({&a, red, red ? red->rvars[0].name : a.vars.back().name});
+  }
+  if (!reduces) return no("no statement reduces a row");
+  for (const TensorPtr &t : op.intermediates) {
+    auto w = writer.find(t.get());
+    if (w == writer.end() || g.stmts[w->second].red == nullptr)
+      return no("intermediate '" + t->name + "' holds whole rows, not one value per row");
+  }
+  // A statement reads what another writes only at its own row (and, for
+  // a row of values, its own column), after that statement ran.
+  for (size_t k = 0; k < g.stmts.size(); ++k) {
+    const RowStmt &s = g.stmts[k];
+    std::string bad;
+    visitExpr(s.a->value, [&](const Expr &e) {
+      if (e->kind != ExprKind::Load || !bad.empty()) return;
+      auto w = writer.find(e->tensor.get());
+      if (w == writer.end()) return;
+      if (w->second >= k) {
+        bad = "a statement reads '" + e->tensor->name + "' before (or while) it is written";
+        return;
+      }
+      size_t want = g.stmts[w->second].red ? g.rank : g.rank + 1;
+      bool same = e->args.size() == want;
+      for (size_t d = 0; same && d < want; ++d) {
+        const std::string &name = d < g.rank ? s.a->vars[d].name : s.column;
+        same = e->args[d]->kind == ExprKind::Var && e->args[d]->name == name;
+      }
+      if (!same) bad = "a statement reads '" + e->tensor->name + "' at another row or column than its own";
+    });
+    if (!bad.empty()) return no(bad);
+  }
+  return g;
+}
+
+} // namespace
+
+bool fuseRowsApplies(const Op &op, std::string *reason) { return analyse(op, reason).has_value(); }
+
+Expr rowColumns(const Op &op) {
+  auto g = analyse(op, nullptr);
+  if (!g) throw InternalError("FuseRowsInLdm: not a row group");
+  return g->columns;
+}
+
+int64_t rowCapacity(const Op &op, int64_t budgetBytes) {
+  auto g = analyse(op, nullptr);
+  if (!g) throw InternalError("FuseRowsInLdm: not a row group");
+  // Bytes per column of every row buffer: the tensors indexed by a
+  // column variable, read ones twice.
+  std::map<const TensorDecl *, bool> perColumn; // tensor -> written
+  for (const RowStmt &s : g->stmts) {
+    if (!s.red) perColumn[s.a->target.get()] = true;
+    visitExpr(s.a->value, [&](const Expr &e) {
+      if (e->kind != ExprKind::Load) return;
+      for (const Expr &i : e->args)
+        if (mentionsVar(i, s.column)) perColumn.emplace(e->tensor.get(), false);
+    });
+  }
+  int64_t bytes = 0;
+  for (const auto &[t, written] : perColumn) bytes += scalarTypeBytes(t->dtype) * (written ? 1 : 2);
+  int64_t cap = 0;
+  for (int64_t c = 1; c <= (int64_t{1} << 20) && c * bytes <= budgetBytes; c *= 2) cap = c;
+  return cap;
+}
+
+MStmtPtr fuseRows(const Op &op, int64_t cap) {
+  auto g = analyse(op, nullptr);
+  if (!g || cap < 1) throw InternalError("FuseRowsInLdm: not a row group");
+  FreshNames fresh(op);
+  SourceLoc loc = op.body.front().loc;
+  // The row's coordinates: the mixed-radix digits of t.
+  std::string t = fresh("row");
+  std::vector<Expr> row(g->rank);
+  Expr stride = intImm(1), count = intImm(1);
+  for (size_t d = g->rank; d-- > 0;) {
+    Expr coord = floorDiv(loopVar(t), stride);
+    if (d > 0) coord = floorMod(coord, g->rows[d]);
+    row[d] = simplify(coord);
+    stride = mul(stride, g->rows[d]);
+    count = mul(count, g->rows[d]);
+  }
+  int64_t c;
+  Expr columns = isConstInt(g->columns, &c) && c <= cap ? g->columns : binary(BinOp::Min, g->columns, intImm(cap));
+  auto columnLoop = [&](const std::string &name, MStmtPtr body, SourceLoc at) {
+    if (columns->kind == ExprKind::IntImm)
+      return mMapFor({name}, MappingAtom::Kind::Repeat, {columns}, std::nullopt, std::move(body), at);
+    return mSeqFor(name, columns, std::move(body), at);
+  };
+
+  // Per-row values only this row loop reads live in LDM.
+  std::vector<MStmtPtr> body;
+  std::map<const TensorDecl *, TensorPtr> inLdm;
+  for (const TensorPtr &i : op.intermediates) {
+    inLdm[i.get()] = scratchTensor(fresh(i->name + "_ldm"), i->dtype, {intImm(1)}, Scope::Ldm, i->loc);
+    body.push_back(mAlloc(inLdm[i.get()], i->loc));
+  }
+  auto toLdm = [&](const Expr &e) {
+    return transformExpr(e, [&](const Expr &n) {
+      if (n->kind != ExprKind::Load) return n;
+      auto it = inLdm.find(n->tensor.get());
+      return it == inLdm.end() ? n : load(it->second, {intImm(0)}, n->pad, n->pred);
+    });
+  };
+  for (const RowStmt &s : g->stmts) {
+    std::vector<std::pair<std::string, Expr>> map;
+    for (size_t d = 0; d < g->rank; ++d) map.push_back({s.a->vars[d].name, row[d]});
+    map.push_back({s.column, loopVar(s.column)});
+    TensorPtr target = s.a->target;
+    std::vector<Expr> idx(row);
+    if (auto it = inLdm.find(target.get()); it != inLdm.end()) {
+      target = it->second;
+      idx = {intImm(0)};
+    } else if (!s.red) {
+      idx.push_back(loopVar(s.column));
+    }
+    SourceLoc at = s.a->loc;
+    if (!s.red) {
+      body.push_back(columnLoop(s.column, mStore(target, idx, toLdm(substitute(s.a->value, map)), AccumOp::None, at), at));
+      continue;
+    }
+    SourceLoc rloc = s.red->loc.valid() ? s.red->loc : at;
+    body.push_back(mStore(target, idx, reductionIdentity(s.red->reduceOp, s.a->target->dtype), AccumOp::None, at));
+    Expr term = toLdm(substitute(s.red->args[0], map));
+    body.push_back(columnLoop(s.column, mStore(target, idx, term, accumFor(s.red->reduceOp), rloc), rloc));
+    if (s.red != s.a->value) {
+      // value = f(reduction) (a mean's sum / C): f applied to the row's value.
+      Expr reduced = load(target, idx);
+      Expr post = transformExpr(toLdm(substitute(s.a->value, map)),
+                                [&](const Expr &n) { return n->kind == ExprKind::Reduce ? reduced : n; });
+      body.push_back(mStore(target, idx, post, AccumOp::None, at));
+    }
+  }
+  return cpeChunks({t}, simplify(ceilDiv(count, intImm(64))), mBlock(std::move(body), loc), loc);
+}
+
+} // namespace tk
