@@ -37,10 +37,17 @@ using Shapes = std::map<std::string, int64_t>;
 struct Variant {
   std::string name;
   std::vector<std::string> flags;
+  std::string cflags; // added to the Makefile's CFLAGS
 };
 
-const Variant kTkc{"tkc", {"--schedule=construct"}}, kSync{"tkc-sync", {"--schedule=construct", "--sunway-dma=sync"}},
-    kSwtvm{"swtvm", {"--schedule=swtvm", "--sunway-dma=sync"}}, kUntiled{"untiled", {"--schedule=default", "--sunway-dma=sync"}};
+// no-merge: tkc's schedule with every row of a box's innermost dimension
+// a DMA transfer of its own (tk_dma_box built with TK_DMA_NO_MERGE): the
+// ablation of merging contiguous transfers.
+const Variant kTkc{"tkc", {"--schedule=construct"}, ""},
+    kSync{"tkc-sync", {"--schedule=construct", "--sunway-dma=sync"}, ""},
+    kNoMerge{"no-merge", {"--schedule=construct"}, "-DTK_DMA_NO_MERGE"},
+    kSwtvm{"swtvm", {"--schedule=swtvm", "--sunway-dma=sync"}, ""},
+    kUntiled{"untiled", {"--schedule=default", "--sunway-dma=sync"}, ""};
 
 struct Case {
   std::string name;
@@ -145,7 +152,7 @@ std::optional<construct::HardwareDesc> readHw(const std::string &path, SourceMan
 }
 
 std::vector<Case> cases() {
-  const std::vector<Variant> all{kTkc, kSync, kSwtvm, kUntiled}, tiled{kTkc, kSync, kUntiled};
+  const std::vector<Variant> all{kTkc, kSync, kNoMerge, kSwtvm, kUntiled}, tiled{kTkc, kSync, kNoMerge, kUntiled};
   auto nchw = [](int64_t c, int64_t f, int64_t hw) { return Shapes{{"N", 1}, {"C", c}, {"F", f}, {"H", hw}, {"W", hw}}; };
   Shapes act{{"N", 1}, {"C", 64}, {"H", 112}, {"W", 112}};
   return {
@@ -176,14 +183,15 @@ std::vector<Case> cases() {
 
 int main(int argc, char **argv) {
   bool pro = false;
-  std::string filter, work = (fs::temp_directory_path() / "tk_sunway_bench").string();
+  std::string filter, variants, work = (fs::temp_directory_path() / "tk_sunway_bench").string();
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--pro") pro = true;
     else if (a == "--filter" && i + 1 < argc) filter = argv[++i];
     else if (a == "--work" && i + 1 < argc) work = argv[++i];
+    else if (a == "--variants" && i + 1 < argc) variants = "," + std::string(argv[++i]) + ",";
     else {
-      std::cerr << "usage: tk_sunway_bench [--pro] [--filter TEXT] [--work DIR]\n";
+      std::cerr << "usage: tk_sunway_bench [--pro] [--filter TEXT] [--variants NAME,...] [--work DIR]\n";
       return 2;
     }
   }
@@ -208,11 +216,13 @@ int main(int argc, char **argv) {
     double compulsory = compulsoryBytes(*cop, c.shapes);
     std::vector<double> reference;
     for (const Variant &variant : c.variants) {
+      if (!variants.empty() && variants.find("," + variant.name + ",") == std::string::npos) continue;
       e2e::CompileConfig cfg;
       cfg.tkc = TK_BENCH_TKC;
       cfg.runtimeLibDir = TK_BENCH_LIBDIR;
       cfg.workDir = work;
       cfg.tkcFlags = {pro ? "--target=sunway-pro" : "--target=sunway"};
+      if (!variant.cflags.empty()) cfg.sunwayCflags += " " + variant.cflags;
       cfg.tkcFlags.insert(cfg.tkcFlags.end(), variant.flags.begin(), variant.flags.end());
       for (const auto &[sym, v] : c.shapes) cfg.tkcFlags.push_back(fmt::format("--shape-hint={}={}", sym, v));
       std::string error;

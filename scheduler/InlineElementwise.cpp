@@ -21,6 +21,28 @@ bool readsPadded(const Expr &e, const TensorDecl *t) {
 
 } // namespace
 
+bool writesWholeIntermediate(const Op &op, const Assign &a, std::string *reason) {
+  auto no = [&](const char *why) {
+    if (reason) *reason = why;
+    return false;
+  };
+  const TensorDecl *t = a.target.get();
+  if (!isIntermediateOf(op, t)) return no("its target is an output of the op");
+  if (a.vars.size() != t->rank()) return no("it does not write every dimension of its target");
+  for (size_t d = 0; d < a.vars.size(); ++d)
+    if (!sameExpr(simplify(a.vars[d].extent), simplify(t->shape[d]))) return no("it writes only part of its target");
+  return true;
+}
+
+Expr substituteTarget(const Expr &e, const Assign &a, const Expr &value) {
+  return transformExpr(e, [&](const Expr &n) -> Expr {
+    if (n->kind != ExprKind::Load || n->tensor != a.target) return n;
+    std::vector<std::pair<std::string, Expr>> map;
+    for (size_t d = 0; d < a.vars.size(); ++d) map.push_back({a.vars[d].name, n->args[d]});
+    return substitute(value, map);
+  });
+}
+
 bool inlineElementwiseApplies(const Op &op, size_t index, std::string *reason) {
   auto no = [&](const char *why) {
     if (reason) *reason = why;
@@ -28,13 +50,9 @@ bool inlineElementwiseApplies(const Op &op, size_t index, std::string *reason) {
   };
   const Assign &a = op.body.at(index);
   const TensorDecl *t = a.target.get();
-  if (!isIntermediateOf(op, t)) return no("its target is an output of the op");
+  if (!writesWholeIntermediate(op, a, reason)) return false;
   if (containsReduce(a.value)) return no("its value holds a reduction (inlining would repeat it for every read)");
   if (readsTensor(a.value, t)) return no("its value reads its own target");
-  if (a.vars.size() != t->rank()) return no("it does not write every dimension of its target");
-  for (size_t d = 0; d < a.vars.size(); ++d)
-    if (!sameExpr(simplify(a.vars[d].extent), simplify(t->shape[d])))
-      return no("it writes only part of its target");
   for (size_t i = 0; i < op.body.size(); ++i) {
     if (i == index) continue;
     if (op.body[i].target.get() == t) return no("another statement writes its target too");
@@ -54,13 +72,7 @@ OpPtr inlineElementwise(const OpPtr &op) {
     if (out == op) out = std::make_shared<Op>(*op);
     Assign a = out->body[i];
     Expr value = a.value->type == a.target->dtype ? a.value : cast(a.target->dtype, a.value, a.loc);
-    for (Assign &reader : out->body)
-      reader.value = transformExpr(reader.value, [&](const Expr &n) -> Expr {
-        if (n->kind != ExprKind::Load || n->tensor != a.target) return n;
-        std::vector<std::pair<std::string, Expr>> map;
-        for (size_t d = 0; d < a.vars.size(); ++d) map.push_back({a.vars[d].name, n->args[d]});
-        return substitute(value, map);
-      });
+    for (Assign &reader : out->body) reader.value = substituteTarget(reader.value, a, value);
     out->body.erase(out->body.begin() + static_cast<std::ptrdiff_t>(i));
     auto &im = out->intermediates;
     im.erase(std::remove(im.begin(), im.end(), a.target), im.end());

@@ -18,6 +18,15 @@ namespace tk {
 // why not in `reason`.
 bool inlineElementwiseApplies(const ir::Op &op, size_t index, std::string *reason);
 
+// Whether statement `a` writes every element of its target, an
+// intermediate of `op` (and says why not in `reason`): what substituting its
+// value for the target's reads requires, here and in FuseTileEpilogues.
+bool writesWholeIntermediate(const ir::Op &op, const ir::Assign &a, std::string *reason);
+
+// `e` with every load of `a`'s target replaced by `value` with `a`'s index
+// variables bound to the load's indices.
+ir::Expr substituteTarget(const ir::Expr &e, const ir::Assign &a, const ir::Expr &value);
+
 // `op` with every statement that inlineElementwiseApplies to substituted
 // into its readers (the value converted to the intermediate's type first,
 // so rounding is kept) and removed, with its intermediate; `op` itself when

@@ -84,7 +84,9 @@ std::string_view cPreludeDma() {
    transfer (bsize = the block, stride = the gap to the next block); the
    dimensions above loop, one transfer each. With `async` null it returns
    when all are done; otherwise the transfers count on *async and it
-   returns how many it issued, for the caller to wait for later. */
+   returns how many it issued, for the caller to wait for later. Built with
+   TK_DMA_NO_MERGE (the ablation of tk_sunway_bench), every row of the
+   innermost dimension is a transfer of its own. */
 static inline int tk_dma_box(int put, char *mem, const int64_t *dims, const int64_t *origin, const int64_t *ext,
                              int rank, int64_t elem, char *ldm, volatile int *async) {
   volatile int own = 0;
@@ -93,11 +95,16 @@ static inline int tk_dma_box(int put, char *mem, const int64_t *dims, const int6
   int64_t block = elem, rows = 1, gap = 0, outer = 1, o;
   for (d = 0; d < rank; ++d)
     if (ext[d] <= 0) return 0;
+#ifdef TK_DMA_NO_MERGE
+  k = rank; /* no strided dimension: dimensions [0, rank - 1) loop */
+  if (rank > 0) block *= ext[rank - 1];
+#else
   for (k = rank - 1; k >= 0; --k) {
     block *= ext[k];
     if (k == 0 || ext[k] != dims[k]) break;
   }
-  if (k >= 1) { /* dimension k - 1 is strided */
+#endif
+  if (k >= 1 && k < rank) { /* dimension k - 1 is strided */
     int64_t pitch = elem;
     for (d = k; d < rank; ++d) pitch *= dims[d];
     rows = ext[k - 1];

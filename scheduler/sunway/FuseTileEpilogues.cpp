@@ -4,6 +4,7 @@
 #include "ir/Reduction.h"
 #include "ir/Simplify.h"
 #include "scheduler/FreshNames.h"
+#include "scheduler/InlineElementwise.h"
 
 #include <algorithm>
 #include <set>
@@ -31,12 +32,9 @@ bool fuseTileEpilogueApplies(const Op &op, size_t index, std::string *reason) {
   };
   const Assign &a = op.body.at(index);
   const TensorDecl *t = a.target.get();
-  if (!isIntermediateOf(op, t)) return no("its target is an output of the op");
+  if (!writesWholeIntermediate(op, a, reason)) return false;
   if (!containsReduce(a.value) || !soleReduction(a.value, t->dtype))
     return no("its value is not one reduction in its target's type (or an element-wise function of one)");
-  if (a.vars.size() != t->rank()) return no("it does not write every dimension of its target");
-  for (size_t d = 0; d < a.vars.size(); ++d)
-    if (!sameExpr(simplify(a.vars[d].extent), simplify(t->shape[d]))) return no("it writes only part of its target");
   if (index + 1 >= op.body.size()) return no("no statement reads its target after it");
   for (size_t i = 0; i < op.body.size(); ++i)
     if (i != index && (op.body[i].target.get() == t || (i != index + 1 && readsTensor(op.body[i].value, t))))
@@ -84,12 +82,7 @@ OpPtr fuseTileEpilogues(const OpPtr &op) {
     renamed->args[0] = substitute(red->args[0], rename);
     Expr value = transformExpr(a.value, [&](const Expr &n) -> Expr { return n == red ? Expr(renamed) : n; });
     if (value->type != a.target->dtype) value = cast(a.target->dtype, value, a.loc);
-    Expr fused = transformExpr(reader.value, [&](const Expr &n) -> Expr {
-      if (n->kind != ExprKind::Load || n->tensor != a.target) return n;
-      std::vector<std::pair<std::string, Expr>> map;
-      for (size_t d = 0; d < a.vars.size(); ++d) map.push_back({a.vars[d].name, n->args[d]});
-      return substitute(value, map);
-    });
+    Expr fused = substituteTarget(reader.value, a, value);
     if (!soleReduction(fused, reader.target->dtype)) {
       ++i; // the reader's type differs from the reduction's: keep both
       continue;

@@ -105,7 +105,7 @@ std::unique_ptr<NativeLibrary> NativeLibrary::build(const std::string &file, con
     cmd += " " + shellQuote(file) + " -o " + shellQuote(dir + "/");
     fs::path bin = fs::absolute(fs::path(cfg.tkc).parent_path());
     cmd += " && make -s -C " + shellQuote(dir) + " TK_EMULATE=1 TK_SW5CC=" + shellQuote((bin / "tk-sw5cc").string()) +
-           " TK_SWGCC=" + shellQuote((bin / "tk-swgcc").string()) + " 'CFLAGS=-O2 -Wall -Wextra -Werror'";
+           " TK_SWGCC=" + shellQuote((bin / "tk-swgcc").string()) + " " + shellQuote("CFLAGS=" + cfg.sunwayCflags);
     link = shellQuote(cfg.cc) + " -shared -Wl,--whole-archive " + shellQuote(dir + "/lib" + stem + ".a") +
            " -Wl,--no-whole-archive -o " + shellQuote(lib) + " -lm -lpthread";
   } else if (cuda) {

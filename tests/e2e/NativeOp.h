@@ -41,6 +41,7 @@ struct CompileConfig {
   std::string runtimeLibDir;         // directory holding libtkrt.a
   std::string workDir;               // objects and libraries are written here
   std::string cc = "cc";             // system compiler used as the linker
+  std::string sunwayCflags = "-O2 -Wall -Wextra -Werror"; // CFLAGS of a sunway build's Makefile
 };
 
 // A shared library built from one .tk file and loaded with dlopen.
