@@ -34,13 +34,28 @@ bool writesWholeIntermediate(const Op &op, const Assign &a, std::string *reason)
   return true;
 }
 
-Expr substituteTarget(const Expr &e, const Assign &a, const Expr &value) {
-  return transformExpr(e, [&](const Expr &n) -> Expr {
-    if (n->kind != ExprKind::Load || n->tensor != a.target) return n;
-    std::vector<std::pair<std::string, Expr>> map;
-    for (size_t d = 0; d < a.vars.size(); ++d) map.push_back({a.vars[d].name, n->args[d]});
-    return substitute(value, map);
-  });
+OpPtr substituteStatements(const OpPtr &op, const std::function<Expr(const Op &, size_t)> &valueOf) {
+  OpPtr out = op;
+  for (size_t i = 0; i < out->body.size();) {
+    Expr value = valueOf(*out, i);
+    if (!value) {
+      ++i;
+      continue;
+    }
+    if (out == op) out = std::make_shared<Op>(*op);
+    Assign a = out->body[i];
+    for (Assign &reader : out->body)
+      reader.value = transformExpr(reader.value, [&](const Expr &n) -> Expr {
+        if (n->kind != ExprKind::Load || n->tensor != a.target) return n;
+        std::vector<std::pair<std::string, Expr>> map;
+        for (size_t d = 0; d < a.vars.size(); ++d) map.push_back({a.vars[d].name, n->args[d]});
+        return substitute(value, map);
+      });
+    out->body.erase(out->body.begin() + static_cast<std::ptrdiff_t>(i));
+    auto &im = out->intermediates;
+    im.erase(std::remove(im.begin(), im.end(), a.target), im.end());
+  }
+  return out;
 }
 
 bool inlineElementwiseApplies(const Op &op, size_t index, std::string *reason) {
@@ -63,21 +78,11 @@ bool inlineElementwiseApplies(const Op &op, size_t index, std::string *reason) {
 }
 
 OpPtr inlineElementwise(const OpPtr &op) {
-  OpPtr out = op;
-  for (size_t i = 0; i < out->body.size();) {
-    if (!inlineElementwiseApplies(*out, i, nullptr)) {
-      ++i;
-      continue;
-    }
-    if (out == op) out = std::make_shared<Op>(*op);
-    Assign a = out->body[i];
-    Expr value = a.value->type == a.target->dtype ? a.value : cast(a.target->dtype, a.value, a.loc);
-    for (Assign &reader : out->body) reader.value = substituteTarget(reader.value, a, value);
-    out->body.erase(out->body.begin() + static_cast<std::ptrdiff_t>(i));
-    auto &im = out->intermediates;
-    im.erase(std::remove(im.begin(), im.end(), a.target), im.end());
-  }
-  return out;
+  return substituteStatements(op, [](const Op &o, size_t i) -> Expr {
+    if (!inlineElementwiseApplies(o, i, nullptr)) return nullptr;
+    const Assign &a = o.body[i];
+    return a.value->type == a.target->dtype ? a.value : cast(a.target->dtype, a.value, a.loc);
+  });
 }
 
 } // namespace tk

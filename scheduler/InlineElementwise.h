@@ -7,6 +7,7 @@
 #pragma once
 #include "ir/TensorIR.h"
 
+#include <functional>
 #include <string>
 
 namespace tk {
@@ -23,9 +24,13 @@ bool inlineElementwiseApplies(const ir::Op &op, size_t index, std::string *reaso
 // value for the target's reads requires, here and in FuseTileEpilogues.
 bool writesWholeIntermediate(const ir::Op &op, const ir::Assign &a, std::string *reason);
 
-// `e` with every load of `a`'s target replaced by `value` with `a`'s index
-// variables bound to the load's indices.
-ir::Expr substituteTarget(const ir::Expr &e, const ir::Assign &a, const ir::Expr &value);
+// `op` where, statement by statement, each one `valueOf(op, i)` gives a
+// value for (null: keep it) has that value substituted for every read of
+// its target (`a`'s index variables bound to the read's indices) and is
+// removed with its intermediate; `op` itself when none is. Requires
+// writesWholeIntermediate of each statement substituted.
+ir::OpPtr substituteStatements(const ir::OpPtr &op,
+                               const std::function<ir::Expr(const ir::Op &, size_t)> &valueOf);
 
 // `op` with every statement that inlineElementwiseApplies to substituted
 // into its readers (the value converted to the intermediate's type first,

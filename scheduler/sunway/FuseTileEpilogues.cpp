@@ -26,13 +26,13 @@ std::vector<Expr> loadsOf(const Expr &e, const TensorDecl *t) {
 } // namespace
 
 bool fuseTileEpilogueApplies(const Op &op, size_t index, std::string *reason) {
+  const Assign &a = op.body.at(index);
+  if (!writesWholeIntermediate(op, a, reason)) return false;
+  const TensorDecl *t = a.target.get();
   auto no = [&](const char *why) {
     if (reason) *reason = why;
     return false;
   };
-  const Assign &a = op.body.at(index);
-  const TensorDecl *t = a.target.get();
-  if (!writesWholeIntermediate(op, a, reason)) return false;
   if (!containsReduce(a.value) || !soleReduction(a.value, t->dtype))
     return no("its value is not one reduction in its target's type (or an element-wise function of one)");
   if (index + 1 >= op.body.size()) return no("no statement reads its target after it");
@@ -58,17 +58,11 @@ bool fuseTileEpilogueApplies(const Op &op, size_t index, std::string *reason) {
 }
 
 OpPtr fuseTileEpilogues(const OpPtr &op) {
-  OpPtr out = op;
-  for (size_t i = 0; i < out->body.size();) {
-    if (!fuseTileEpilogueApplies(*out, i, nullptr)) {
-      ++i;
-      continue;
-    }
-    if (out == op) out = std::make_shared<Op>(*op);
-    const Assign a = out->body[i];
-    Assign &reader = out->body[i + 1];
+  return substituteStatements(op, [](const Op &o, size_t i) -> Expr {
+    if (!fuseTileEpilogueApplies(o, i, nullptr)) return nullptr;
+    const Assign &a = o.body[i], &reader = o.body[i + 1];
     // The reduction's variables, renamed where the reader uses the name.
-    FreshNames fresh(*out);
+    FreshNames fresh(o);
     Expr red = soleReduction(a.value, a.target->dtype);
     auto renamed = std::make_shared<ExprNode>(*red);
     std::vector<std::pair<std::string, Expr>> rename;
@@ -82,17 +76,10 @@ OpPtr fuseTileEpilogues(const OpPtr &op) {
     renamed->args[0] = substitute(red->args[0], rename);
     Expr value = transformExpr(a.value, [&](const Expr &n) -> Expr { return n == red ? Expr(renamed) : n; });
     if (value->type != a.target->dtype) value = cast(a.target->dtype, value, a.loc);
-    Expr fused = substituteTarget(reader.value, a, value);
-    if (!soleReduction(fused, reader.target->dtype)) {
-      ++i; // the reader's type differs from the reduction's: keep both
-      continue;
-    }
-    reader.value = fused;
-    out->body.erase(out->body.begin() + static_cast<std::ptrdiff_t>(i));
-    auto &im = out->intermediates;
-    im.erase(std::remove(im.begin(), im.end(), a.target), im.end());
-  }
-  return out;
+    // TileOutputs accumulates in the reader's target: a reader of another
+    // type than the reduction's (or an integer one) keeps both statements.
+    return isFloat(red->type) && red->type == reader.target->dtype ? value : nullptr;
+  });
 }
 
 } // namespace tk

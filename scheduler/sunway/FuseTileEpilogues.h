@@ -20,9 +20,10 @@ namespace tk {
 // target), and has no reduction of its own. Says why not in `reason`.
 bool fuseTileEpilogueApplies(const ir::Op &op, size_t index, std::string *reason);
 
-// `op` with every statement fuseTileEpilogueApplies to substituted into its
-// reader and removed, with its intermediate; `op` itself when there is
-// none.
+// `op` with every statement fuseTileEpilogueApplies to, whose reduction
+// has the floating type of its reader's target (TileOutputs accumulates
+// there), substituted into its reader and removed, with its intermediate;
+// `op` itself when there is none.
 ir::OpPtr fuseTileEpilogues(const ir::OpPtr &op);
 
 } // namespace tk
