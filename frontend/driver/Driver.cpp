@@ -273,14 +273,15 @@ bool writeOutputs(const DriverOptions &o, const std::vector<CompiledFile> &files
 // set once for this process before anything is compiled.
 bool applyLlvmOptions(const std::vector<std::string> &args, std::string *error) {
   if (args.empty()) return true;
-  std::vector<const char *> argv{"tkc"};
+  // LLVM names the "program" in its message: "-mllvm: Unknown command line
+  // argument '-x'.  Try: ..." (its own hints, about LLVM's help, are cut).
+  std::vector<const char *> argv{"-mllvm"};
   for (const std::string &a : args) argv.push_back(a.c_str());
   std::string message;
   llvm::raw_string_ostream errs(message);
   if (llvm::cl::ParseCommandLineOptions(int(argv.size()), argv.data(), "", &errs)) return true;
   errs.flush();
-  while (!message.empty() && message.back() == '\n') message.pop_back();
-  *error = "-mllvm: " + message;
+  *error = message.substr(0, std::min(message.find('\n'), message.find("  Try:")));
   return false;
 }
 

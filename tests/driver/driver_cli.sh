@@ -54,6 +54,10 @@ exit_codes)
   expect_rc 2 "$TKC" add.tk --target=sunway-xl
   grep -q "unknown Sunway target 'sunway-xl'" err.txt || fail "sunway target message"
   expect_rc 1 "$TKC" missing.tk
+  expect_rc 2 "$TKC" add.tk -mllvm -no-such-option
+  [ "$(cat err.txt)" = "tkc: error: -mllvm: Unknown command line argument '-no-such-option'." ] ||
+    fail "bad -mllvm message: $(cat err.txt)"
+  expect_rc 0 "$TKC" add.tk -I inc -mllvm -unroll-runtime=false -o add2.o
   ;;
 version)
   expect_rc 0 "$TKC" --version

@@ -80,6 +80,16 @@ TEST_CASE("driver: schedule and Sunway DMA choices") {
   CHECK(err == "invalid value 'fast' for --schedule (expected construct, default or swtvm)");
 }
 
+TEST_CASE("driver: -mllvm collects LLVM's options in order") {
+  std::string err;
+  auto o = parseCommandLine({"-mllvm", "-disable-lsr", "x.tk", "-mllvm", "-unroll-runtime=false"}, &err);
+  REQUIRE(o);
+  CHECK(o->input == "x.tk");
+  CHECK(o->llvmArgs == std::vector<std::string>{"-disable-lsr", "-unroll-runtime=false"});
+  CHECK_FALSE(parseCommandLine({"x.tk", "-mllvm"}, &err));
+  CHECK(err == "missing argument to '-mllvm'");
+}
+
 TEST_CASE("driver: depfile escaping") {
   CHECK(escapeDepfilePath("a b$c#d:e") == "a\\ b$$c\\#d:e");
   CHECK(escapeDepfilePath("x\\ y") == "x\\\\\\ y");
