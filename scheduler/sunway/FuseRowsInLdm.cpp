@@ -6,6 +6,7 @@
 #include "ir/Simplify.h"
 #include "scheduler/DefaultSchedule.h"
 #include "scheduler/FreshNames.h"
+#include "scheduler/sunway/TileOutputs.h"
 
 #include <map>
 #include <set>
@@ -17,28 +18,15 @@ namespace {
 
 Expr loopVar(const std::string &name) { return var(name, VarKind::Loop, ScalarType::I64); }
 
-// One statement of the group: its reduction (null for an element-wise
-// statement) and the name of its column variable.
-struct RowStmt {
-  const Assign *a;
-  Expr red;
-  std::string column;
-};
+} // namespace
 
-struct Group {
-  size_t rank = 0;       // row dimensions
-  std::vector<Expr> rows; // their extents
-  Expr columns;          // the column extent
-  std::vector<RowStmt> stmts;
-};
-
-std::optional<Group> analyse(const Op &op, std::string *reason) {
-  auto no = [&](const std::string &why) -> std::optional<Group> {
+std::optional<RowGroup> rowGroup(const Op &op, std::string *reason) {
+  auto no = [&](const std::string &why) -> std::optional<RowGroup> {
     if (reason) *reason = why;
     return std::nullopt;
   };
   if (op.body.size() < 2) return no("a single statement: there is no row to share");
-  Group g;
+  RowGroup g;
   std::map<const TensorDecl *, size_t> writer;
   bool reduces = false;
   for (size_t k = 0; k < op.body.size(); ++k) {
@@ -99,23 +87,11 @@ std::optional<Group> analyse(const Op &op, std::string *reason) {
   return g;
 }
 
-} // namespace
-
-bool fuseRowsApplies(const Op &op, std::string *reason) { return analyse(op, reason).has_value(); }
-
-Expr rowColumns(const Op &op) {
-  auto g = analyse(op, nullptr);
-  if (!g) throw InternalError("FuseRowsInLdm: not a row group");
-  return g->columns;
-}
-
-int64_t rowCapacity(const Op &op, int64_t budgetBytes) {
-  auto g = analyse(op, nullptr);
-  if (!g) throw InternalError("FuseRowsInLdm: not a row group");
+int64_t rowCapacity(const RowGroup &g, int64_t budgetBytes) {
   // Bytes per column of every row buffer: the tensors indexed by a
   // column variable, read ones twice.
   std::map<const TensorDecl *, bool> perColumn; // tensor -> written
-  for (const RowStmt &s : g->stmts) {
+  for (const RowStmt &s : g.stmts) {
     if (!s.red) perColumn[s.a->target.get()] = true;
     visitExpr(s.a->value, [&](const Expr &e) {
       if (e->kind != ExprKind::Load) return;
@@ -130,29 +106,23 @@ int64_t rowCapacity(const Op &op, int64_t budgetBytes) {
   return cap;
 }
 
-MStmtPtr fuseRows(const Op &op, int64_t cap) {
-  auto g = analyse(op, nullptr);
-  if (!g || cap < 1) throw InternalError("FuseRowsInLdm: not a row group");
+MStmtPtr fuseRows(const Op &op, const RowGroup &g, int64_t cap) {
+  if (cap < 1) throw InternalError("FuseRowsInLdm: a row capacity below one column");
   FreshNames fresh(op);
   SourceLoc loc = op.body.front().loc;
   // The row's coordinates: the mixed-radix digits of t.
   std::string t = fresh("row");
-  std::vector<Expr> row(g->rank);
+  std::vector<Expr> row(g.rank);
   Expr stride = intImm(1), count = intImm(1);
-  for (size_t d = g->rank; d-- > 0;) {
+  for (size_t d = g.rank; d-- > 0;) {
     Expr coord = floorDiv(loopVar(t), stride);
-    if (d > 0) coord = floorMod(coord, g->rows[d]);
+    if (d > 0) coord = floorMod(coord, g.rows[d]);
     row[d] = simplify(coord);
-    stride = mul(stride, g->rows[d]);
-    count = mul(count, g->rows[d]);
+    stride = mul(stride, g.rows[d]);
+    count = mul(count, g.rows[d]);
   }
   int64_t c;
-  Expr columns = isConstInt(g->columns, &c) && c <= cap ? g->columns : binary(BinOp::Min, g->columns, intImm(cap));
-  auto columnLoop = [&](const std::string &name, MStmtPtr body, SourceLoc at) {
-    if (columns->kind == ExprKind::IntImm)
-      return mMapFor({name}, MappingAtom::Kind::Repeat, {columns}, std::nullopt, std::move(body), at);
-    return mSeqFor(name, columns, std::move(body), at);
-  };
+  Expr columns = isConstInt(g.columns, &c) && c <= cap ? g.columns : binary(BinOp::Min, g.columns, intImm(cap));
 
   // Per-row values only this row loop reads live in LDM.
   std::vector<MStmtPtr> body;
@@ -168,9 +138,9 @@ MStmtPtr fuseRows(const Op &op, int64_t cap) {
       return it == inLdm.end() ? n : load(it->second, {intImm(0)}, n->pad, n->pred);
     });
   };
-  for (const RowStmt &s : g->stmts) {
+  for (const RowStmt &s : g.stmts) {
     std::vector<std::pair<std::string, Expr>> map;
-    for (size_t d = 0; d < g->rank; ++d) map.push_back({s.a->vars[d].name, row[d]});
+    for (size_t d = 0; d < g.rank; ++d) map.push_back({s.a->vars[d].name, row[d]});
     map.push_back({s.column, loopVar(s.column)});
     TensorPtr target = s.a->target;
     std::vector<Expr> idx(row);
@@ -182,13 +152,13 @@ MStmtPtr fuseRows(const Op &op, int64_t cap) {
     }
     SourceLoc at = s.a->loc;
     if (!s.red) {
-      body.push_back(columnLoop(s.column, mStore(target, idx, toLdm(substitute(s.a->value, map)), AccumOp::None, at), at));
+      body.push_back(tileLoop(s.column, columns, mStore(target, idx, toLdm(substitute(s.a->value, map)), AccumOp::None, at), at));
       continue;
     }
     SourceLoc rloc = s.red->loc.valid() ? s.red->loc : at;
     body.push_back(mStore(target, idx, reductionIdentity(s.red->reduceOp, s.a->target->dtype), AccumOp::None, at));
     Expr term = toLdm(substitute(s.red->args[0], map));
-    body.push_back(columnLoop(s.column, mStore(target, idx, term, accumFor(s.red->reduceOp), rloc), rloc));
+    body.push_back(tileLoop(s.column, columns, mStore(target, idx, term, accumFor(s.red->reduceOp), rloc), rloc));
     if (s.red != s.a->value) {
       // value = f(reduction) (a mean's sum / C): f applied to the row's value.
       Expr reduced = load(target, idx);

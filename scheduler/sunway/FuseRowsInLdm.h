@@ -21,31 +21,46 @@
 #include "ir/TensorIR.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace tk {
 
-// Whether the statements of `op` (element-wise intermediates already
-// inlined) form one row group: at least two statements over the same
+// One statement of a row group: its reduction (null for an element-wise
+// statement) and the name of its column variable.
+struct RowStmt {
+  const ir::Assign *a;
+  ir::Expr red;
+  std::string column;
+};
+
+// The statements of an op that form one row group, in order.
+struct RowGroup {
+  size_t rank = 0;             // row dimensions
+  std::vector<ir::Expr> rows;  // their extents
+  ir::Expr columns;            // the column extent C
+  std::vector<RowStmt> stmts;
+};
+
+// The row group the statements of `op` (element-wise intermediates already
+// inlined) form, if they do: at least two statements over the same
 // leading "row" dimensions, each either a reduction of one column
 // variable to a value per row (or an element-wise function of one), or an
 // element-wise statement over the rows and one column dimension, all with
 // the same column extent; a statement reads what another wrote only at
 // its own row (and column), after it was written; intermediates are
-// per-row values. Says why not in `reason`.
-bool fuseRowsApplies(const ir::Op &op, std::string *reason);
-
-// The column extent C of the group's rows. Requires fuseRowsApplies(op).
-ir::Expr rowColumns(const ir::Op &op);
+// per-row values. Says why not in `reason`. The group points into `op`.
+std::optional<RowGroup> rowGroup(const ir::Op &op, std::string *reason);
 
 // The most columns whose row buffers fit `budgetBytes` of LDM: a power of
 // two, counting every tensor the group reads or writes per column, read
 // ones twice (StageThroughLdm double-buffers them); 0 when not even one
-// fits. Requires fuseRowsApplies(op).
-int64_t rowCapacity(const ir::Op &op, int64_t budgetBytes);
+// fits.
+int64_t rowCapacity(const RowGroup &g, int64_t budgetBytes);
 
-// The fused row loop for rows of at most `cap` columns. Requires
-// fuseRowsApplies(op) and cap >= 1.
-ir::MStmtPtr fuseRows(const ir::Op &op, int64_t cap);
+// The fused row loop of `op`'s group `g` for rows of at most `cap`
+// columns. Requires cap >= 1.
+ir::MStmtPtr fuseRows(const ir::Op &op, const RowGroup &g, int64_t cap);
 
 } // namespace tk

@@ -79,14 +79,14 @@ public:
     MStmtPtr body = mBlock(std::move(stmts), op->loc);
     // A row operator reads each row once, one row per CPE at a time, when
     // the row fits the LDM; the statements' own tiles take longer rows.
-    int64_t cap = fuseRowsApplies(*work, nullptr) ? rowCapacity(*work, ldmCapacity(opts) - kStackReserve) : 0;
+    std::optional<RowGroup> rows = rowGroup(*work, nullptr);
+    int64_t cap = rows ? rowCapacity(*rows, ldmCapacity(opts) - kStackReserve) : 0;
     if (cap > 0) {
-      Expr columns = rowColumns(*work);
       int64_t c;
-      MStmtPtr fused = fuseRows(*work, cap);
-      body = isConstInt(columns, &c) && c <= cap
+      MStmtPtr fused = fuseRows(*work, *rows, cap);
+      body = isConstInt(rows->columns, &c) && c <= cap
                  ? fused
-                 : mIf(binary(BinOp::LE, columns, intImm(cap)), fused, body, op->loc);
+                 : mIf(binary(BinOp::LE, rows->columns, intImm(cap)), fused, body, op->loc);
     } else if (!tiled && work == op) {
       return nullptr;
     }

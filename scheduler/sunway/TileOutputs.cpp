@@ -21,12 +21,6 @@ MStmtPtr repeat(std::vector<std::string> names, std::vector<Expr> dims, MStmtPtr
   return mMapFor(std::move(names), MappingAtom::Kind::Repeat, std::move(dims), std::nullopt, std::move(body), loc);
 }
 
-// A loop over [0, n): a repeat when n is constant, else a sequential loop
-// (a tile or block clamped at the end of its dimension).
-MStmtPtr loop(const std::string &name, const Expr &n, MStmtPtr body, SourceLoc loc) {
-  if (n->kind == ExprKind::IntImm) return repeat({name}, {n}, std::move(body), loc);
-  return mSeqFor(name, n, std::move(body), loc);
-}
 
 // The loops of one group (the tile's output offsets, the reduction blocks
 // or the offsets inside a block), outermost first.
@@ -34,7 +28,7 @@ struct Loops {
   std::vector<std::pair<std::string, Expr>> loops;
   void add(std::string n, Expr e) { loops.push_back({std::move(n), simplify(e)}); }
   MStmtPtr wrap(MStmtPtr body, SourceLoc loc) const {
-    for (size_t i = loops.size(); i-- > 0;) body = loop(loops[i].first, loops[i].second, std::move(body), loc);
+    for (size_t i = loops.size(); i-- > 0;) body = tileLoop(loops[i].first, loops[i].second, std::move(body), loc);
     return body;
   }
 };
@@ -48,6 +42,11 @@ Expr clamped(const Expr &extent, const Expr &start, int64_t size) {
 }
 
 } // namespace
+
+MStmtPtr tileLoop(const std::string &name, const Expr &n, MStmtPtr body, SourceLoc loc) {
+  if (n->kind == ExprKind::IntImm) return repeat({name}, {n}, std::move(body), loc);
+  return mSeqFor(name, n, std::move(body), loc);
+}
 
 bool tileOutputsApplies(const Assign &a, std::string *reason) {
   auto no = [&](const char *why) {

@@ -26,6 +26,10 @@
 
 namespace tk {
 
+// A loop over [0, n): a repeat when n is constant, else a sequential loop
+// (a tile, block or row clamped at the end of its dimension).
+ir::MStmtPtr tileLoop(const std::string &name, const ir::Expr &n, ir::MStmtPtr body, SourceLoc loc);
+
 // Whether statement `a` can be tiled: a target of rank >= 1 its value does
 // not read, and a value that is element-wise, one reduction, or an
 // element-wise function of one in the target's type (avgpool's sum / k^2).

@@ -57,8 +57,10 @@ op rowsums(A: f32[M, K]) -> C: f32[M, K] {
 
 ir::OpPtr inlined(const ir::Module &m, const char *name) { return inlineElementwise(m.findOp(name)); }
 
+bool grouped(const ir::OpPtr &op, std::string *why) { return rowGroup(*op, why).has_value(); }
+
 std::string printed(const ir::OpPtr &op, int64_t cap) {
-  return ir::printKernel(*ir::synthesizedKernel(op, ir::TargetFamily::Sunway, fuseRows(*op, cap)));
+  return ir::printKernel(*ir::synthesizedKernel(op, ir::TargetFamily::Sunway, fuseRows(*op, *rowGroup(*op, nullptr), cap)));
 }
 
 } // namespace
@@ -66,26 +68,28 @@ std::string printed(const ir::OpPtr &op, int64_t cap) {
 TEST_CASE("sunway fusion: which ops are one row group") {
   ir::Module m = unittest::moduleFromSource(kOps);
   std::string why;
-  CHECK(fuseRowsApplies(*inlined(m, "softmax"), &why));
-  CHECK(fuseRowsApplies(*inlined(m, "rms"), &why));
-  CHECK_FALSE(fuseRowsApplies(*inlined(m, "shifted"), &why));
+  CHECK(grouped(inlined(m, "softmax"), &why));
+  CHECK(grouped(inlined(m, "rms"), &why));
+  CHECK_FALSE(grouped(inlined(m, "shifted"), &why));
   CHECK(why == "a statement reads 's' at another row or column than its own");
-  CHECK_FALSE(fuseRowsApplies(*inlined(m, "two"), &why));
+  CHECK_FALSE(grouped(inlined(m, "two"), &why));
   CHECK(why == "the statements' rows have different lengths");
-  CHECK_FALSE(fuseRowsApplies(*inlined(m, "mmrelu"), &why));
+  CHECK_FALSE(grouped(inlined(m, "mmrelu"), &why));
   CHECK(why == "the statements do not share their leading (row) dimensions");
   // Not a reduction of X along j: X's other column is read by the element-wise
   // statement, which FuseRowsInLdm allows (StageThroughLdm stages it).
-  CHECK(fuseRowsApplies(*inlined(m, "cols"), &why));
+  CHECK(grouped(inlined(m, "cols"), &why));
 }
 
 TEST_CASE("sunway fusion: the row loop keeps per-row values in LDM and bounds its columns") {
   ir::Module m = unittest::moduleFromSource(kOps);
   ir::OpPtr op = inlined(m, "softmax");
   // X read (two buffers) and Y written: 12 bytes a column; 56 KiB -> 4096.
-  CHECK(rowCapacity(*op, 56 * 1024) == 4096);
-  CHECK(rowCapacity(*op, 11) == 0);
-  CHECK(ir::printExpr(rowColumns(*op)) == "N");
+  std::optional<RowGroup> g = rowGroup(*op, nullptr);
+  REQUIRE(g);
+  CHECK(rowCapacity(*g, 56 * 1024) == 4096);
+  CHECK(rowCapacity(*g, 11) == 0);
+  CHECK(ir::printExpr(g->columns) == "N");
   std::string text = printed(op, 4096);
   CHECK(text.find("for (row) in spatial(64) * repeat(cdiv(M, 64)) on cpes {") != std::string::npos);
   CHECK(text.find("ldm m_ldm: f32[1];") != std::string::npos);
