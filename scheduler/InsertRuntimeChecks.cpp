@@ -9,9 +9,15 @@
 namespace tk {
 using namespace ir;
 
+// A condition already checked is dropped: an intermediate often has an
+// output's extent (conv2d's `mm` and `O`), and a kernel implementing an op
+// checks the op's intermediates even where the op's own schedule inlined
+// them away; without the duplicate both entries read the same.
 static void addCheck(std::vector<LStmtPtr> &out, const Expr &cond, int code, std::string message, SourceLoc loc) {
   Expr c = simplify(cond);
   if (c->kind == ExprKind::BoolImm && c->intValue) return;
+  if (std::ranges::any_of(out, [&](const LStmtPtr &s) { return s->errorCode == code && sameExpr(s->cond, c); }))
+    return;
   auto s = std::make_shared<LStmt>();
   s->kind = LStmt::Kind::Check;
   s->loc = loc;

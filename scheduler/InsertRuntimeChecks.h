@@ -17,7 +17,8 @@ namespace tk {
 // also returns it for a byte count that overflows int64 or exceeds 2^47:
 // backends/common/TensorBytes.h; constant sizes are checked by the
 // frontend, frontend/SemaSizes.h).
-// Conditions that simplify to true are omitted. See docs/abi.md.
+// Conditions that simplify to true, and conditions already checked with the
+// same status, are omitted. See docs/abi.md.
 ir::LoweredFunc insertRuntimeChecks(const ir::LoweredFunc &f, const ir::Kernel &k);
 
 } // namespace tk

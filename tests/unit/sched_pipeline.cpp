@@ -161,6 +161,31 @@ TEST_CASE("pipeline: intermediates, mean-style reductions and derived extents") 
   CHECK(bad.status == 1);
 }
 
+TEST_CASE("runtime checks: an extent checked once, however many tensors have it") {
+  // conv2d's intermediates have the output's extents; a kernel implementing
+  // such an op checks them at entry, and one check of each condition is
+  // what its op's own (intermediate-free) schedule makes too.
+  auto op = std::make_shared<Op>();
+  op->name = "twice";
+  Expr ext = binary(BinOp::Sub, sym("M"), sym("s"));
+  auto X = tensor("X", {sym("M")}, TensorRole::Input);
+  auto T = tensor("T", {ext}, TensorRole::Intermediate);
+  auto S = tensor("S", {ext}, TensorRole::Output);
+  op->inputs = {param(X), Param{"s", ScalarType::I64, nullptr, {}}};
+  op->outputs = {S};
+  op->intermediates = {T};
+  op->symbols = {"M"};
+  op->body = {{T, {{"i", ext, {}}}, load(X, {binary(BinOp::Add, idx("i"), sym("s"))}), {}},
+              {S, {{"i", ext, {}}}, load(T, {idx("i")}), {}}};
+  std::string text = printLoweredFunc(lower(op).at(0));
+  CHECK(text.find("// output S dimension 0 extent M - s must be >= 0") != std::string::npos);
+  CHECK(text.find("intermediate T dimension 0") == std::string::npos);
+  LoopEval ev;
+  ev.env["s"] = 5;
+  ev.run(lower(op).at(0), {{"M", 3}}, inputValue);
+  CHECK(ev.status == 1);
+}
+
 TEST_CASE("pipeline: scheduleModule reports hole errors and returns checked kernels") {
   auto op = matmulOp();
   auto C = op->outputs[0];
