@@ -31,6 +31,8 @@ typedef struct {
   ldm_block blocks[LDM_MAX_ALLOCS];
   size_t in_use;
   unsigned phase;                   /* array-wide barriers passed in this spawn */
+  unsigned char *tls;               /* this thread's tk_athread_myid: where a broadcast finds its __thread_local data */
+  unsigned char *stack_lo, *stack_hi; /* the CPE code's frames (glibc keeps the thread's TLS above them) */
   tk_athread_cpe_stats st;
 } cpe_state;
 
@@ -112,6 +114,17 @@ static void *cpe_main(void *p) {
   cpe_state *c = p;
   tk_athread_myid = (int)(c - g_cpe);
   my_cpe = c;
+  c->tls = (unsigned char *)&tk_athread_myid;
+  pthread_attr_t attr;
+  void *stack = NULL;
+  size_t stack_size = 0;
+  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    pthread_attr_getstack(&attr, &stack, &stack_size);
+    pthread_attr_destroy(&attr);
+  }
+  (void)stack_size;
+  c->stack_lo = stack;
+  c->stack_hi = __builtin_frame_address(0);
   tk_athread_flops = 0;
   tk_athread_ahead = 0;
   tk_athread_gmem_count = tk_athread_gmem_bytes = 0;
@@ -183,6 +196,8 @@ static void add_cpe(tk_athread_cpe_stats *dst, const tk_athread_cpe_stats *s) {
   dst->put_bytes += s->put_bytes;
   dst->flops += s->flops;
   dst->ahead_count += s->ahead_count;
+  dst->bcast_count += s->bcast_count;
+  dst->bcast_bytes += s->bcast_bytes;
   dst->ahead_bytes += s->ahead_bytes;
   dst->gmem_count += s->gmem_count;
   dst->gmem_bytes += s->gmem_bytes;
@@ -229,32 +244,63 @@ int tk_athread_halt(void) {
   return 0;
 }
 
-/* Shared by get and put: `mem` is main memory (strided), `ldm` is packed. */
+/* Where `ldm`, an address in CPE `from`'s LDM, lies in CPE `to`'s: the same
+ * offset of the ldm_malloc arena, or of the __thread_local data (one module's
+ * thread-local block has the same layout in every thread). The CPE's stack
+ * has no such counterpart in the emulator, so a broadcast into it stops. */
+static unsigned char *ldm_in(const cpe_state *from, const cpe_state *to, unsigned char *ldm, size_t len,
+                             const char *what) {
+  if (ldm >= from->ldm && ldm + len <= from->ldm + g_capacity) return to->ldm + (ldm - from->ldm);
+  if (ldm >= from->stack_lo && ldm < from->stack_hi)
+    die("CPE %d: %s broadcast into a stack variable: the emulator places broadcasts only into "
+        "ldm_malloc blocks and __thread_local variables", (int)(from - g_cpe), what);
+  return to->tls + (ldm - from->tls);
+}
+
+/* Shared by get and put: `mem` is main memory (strided), `ldm` is packed.
+ * A BCAST_MODE get reads main memory once and lands at the same LDM address
+ * in every CPE of the rows set in `mask` (bit r: row r); the issuer's
+ * reply word counts it once, when every copy is done. */
 static void dma(int to_ldm, int mode, unsigned char *mem, unsigned char *ldm, int len, void *reply,
-                int stride, int bsize, const char *what) {
+                int mask, int stride, int bsize, const char *what) {
   cpe_state *c = need_cpe(what);
-  if (mode != PE_MODE) die("CPE %d: %s mode %d: only PE_MODE is emulated", tk_athread_myid, what, mode);
+  int bcast = to_ldm && mode == BCAST_MODE;
+  if (mode != PE_MODE && !bcast)
+    die("CPE %d: %s mode %d: only PE_MODE (and BCAST_MODE for gets) is emulated", tk_athread_myid, what, mode);
   if (len < 0 || stride < 0) die("CPE %d: %s with len %d, stride %d", tk_athread_myid, what, len, stride);
   if (stride > 0 && bsize <= 0)
     die("CPE %d: %s with stride %d needs bsize > 0 (got %d)", tk_athread_myid, what, stride, bsize);
+  if (bcast && (mask & 0xff) == 0) die("CPE %d: %s BCAST_MODE with row mask 0: no CPE receives it", tk_athread_myid, what);
   if (!to_ldm) tk_races_record(tk_athread_myid, c->phase, mem, (size_t)len, (size_t)stride, (size_t)bsize);
   if (to_ldm) c->st.get_count += 1, c->st.get_bytes += (uint64_t)len;
   else c->st.put_count += 1, c->st.put_bytes += (uint64_t)len;
+  if (bcast) c->st.bcast_count += 1, c->st.bcast_bytes += (uint64_t)len;
   if (tk_athread_ahead) c->st.ahead_count += 1, c->st.ahead_bytes += (uint64_t)len;
   tk_dma_job job = {to_ldm, mem, ldm, (size_t)len, (size_t)stride, (size_t)bsize, reply};
-  tk_dma_issue(&job);
+  if (!bcast) {
+    tk_dma_issue(&job);
+    return;
+  }
+  int last = -1;
+  for (int i = 0; i < TK_ATHREAD_CPES; ++i)
+    if (mask >> (i / 8) & 1) last = i;
+  for (int i = 0; i <= last; ++i) {
+    if (!(mask >> (i / 8) & 1)) continue;
+    job.ldm = ldm_in(c, &g_cpe[i], ldm, (size_t)len, what);
+    job.reply = i == last ? reply : NULL; /* jobs complete in order */
+    tk_dma_issue(&job);
+  }
 }
 
 int tk_athread_get(int mode, void *src_mem, void *dst_ldm, int len, void *reply, int mask,
                    int stride, int bsize) {
-  (void)mask; /* selects CPEs in the broadcast modes, which are not emulated */
-  dma(1, mode, src_mem, dst_ldm, len, reply, stride, bsize, "athread_get");
+  dma(1, mode, src_mem, dst_ldm, len, reply, mask, stride, bsize, "athread_get");
   return 0;
 }
 
 int tk_athread_put(int mode, void *src_ldm, void *dst_mem, int len, void *reply, int stride,
                    int bsize) {
-  dma(0, mode, dst_mem, src_ldm, len, reply, stride, bsize, "athread_put");
+  dma(0, mode, dst_mem, src_ldm, len, reply, 0, stride, bsize, "athread_put");
   return 0;
 }
 

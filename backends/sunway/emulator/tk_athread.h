@@ -19,8 +19,9 @@ __attribute__((weak)) const unsigned long tk_athread_pro_ldm_bytes = 256 * 1024;
 
 typedef void (*tk_athread_fn)(void *);
 
-/* DMA modes. Only PE_MODE is emulated; the others abort when used, so a
- * program that relies on them fails loudly instead of computing garbage. */
+/* DMA modes. PE_MODE and, for athread_get, BCAST_MODE (mask: the rows that
+ * receive it) are emulated; the others abort when used, so a program that
+ * relies on them fails loudly instead of computing garbage. */
 typedef enum { PE_MODE = 0, BCAST_MODE = 1, ROW_MODE = 2, BROW_MODE = 3, RANK_MODE = 4 } dma_mode;
 /* Synchronisation scopes of athread_syn. */
 typedef enum { ARRAY_SCOPE = 0, ROW_SCOPE = 1, COL_SCOPE = 2 } scope;
