@@ -6,8 +6,9 @@
 // modelled time per call. Rows: tkc (the fastest modelled tiling, double-
 // buffered DMA), tkc-sync (the same without double buffering,
 // --sunway-dma=sync), swtvm (swTVM's LDM sizing, --schedule=swtvm, sync) and
-// untiled (the plain default schedule, --schedule=default, sync): the
-// ablation table of docs/sunway.md.
+// untiled (the plain default schedule, --schedule=default, sync), no-merge
+// (one transfer per row) and no-bcast (no broadcast of shared operands,
+// --sunway-broadcast=off): the ablation tables of docs/sunway.md.
 // Bytes moved and transfers include the CPEs' direct main-memory accesses
 // (TK_GMEM), which the model charges as synchronous transfers. Outputs of
 // the variants are compared with each other. Not a ctest.
@@ -46,6 +47,7 @@ struct Variant {
 const Variant kTkc{"tkc", {"--schedule=construct"}, ""},
     kSync{"tkc-sync", {"--schedule=construct", "--sunway-dma=sync"}, ""},
     kNoMerge{"no-merge", {"--schedule=construct"}, "-DTK_DMA_NO_MERGE"},
+    kNoBcast{"no-bcast", {"--schedule=construct", "--sunway-broadcast=off"}, ""},
     kSwtvm{"swtvm", {"--schedule=swtvm", "--sunway-dma=sync"}, ""},
     kUntiled{"untiled", {"--schedule=default", "--sunway-dma=sync"}, ""};
 
@@ -125,7 +127,8 @@ void runOnce(e2e::NativeLibrary &lib, const ir::Op &op, const Shapes &shapes, co
       // Direct main-memory accesses count as synchronous transfers.
       cpes.push_back({double(c.get_count + c.put_count + c.gmem_count),
                       double(c.get_bytes + c.put_bytes + c.gmem_bytes), double(c.flops), double(c.ahead_count),
-                      double(c.ahead_bytes)});
+                      double(c.ahead_bytes), double(c.bcast_count), double(c.bcast_bytes),
+                      double(c.bcast_ahead_count), double(c.bcast_ahead_bytes)});
       m.ldmPeak = std::max(m.ldmPeak, double(c.ldm_high_water));
     }
     m.seconds += spawnSeconds(cpes, hw);
@@ -152,7 +155,8 @@ std::optional<construct::HardwareDesc> readHw(const std::string &path, SourceMan
 }
 
 std::vector<Case> cases() {
-  const std::vector<Variant> all{kTkc, kSync, kNoMerge, kSwtvm, kUntiled}, tiled{kTkc, kSync, kNoMerge, kUntiled};
+  const std::vector<Variant> all{kTkc, kNoBcast, kSync, kNoMerge, kSwtvm, kUntiled},
+      tiled{kTkc, kSync, kNoMerge, kUntiled};
   auto nchw = [](int64_t c, int64_t f, int64_t hw) { return Shapes{{"N", 1}, {"C", c}, {"F", f}, {"H", hw}, {"W", hw}}; };
   Shapes act{{"N", 1}, {"C", 64}, {"H", 112}, {"W", 112}};
   return {

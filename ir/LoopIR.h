@@ -62,9 +62,13 @@ struct LStmt {
   // issued, and complete after the next DmaWait of `buffer` (a get issued
   // while the code computes on other data: double buffering).
   // DmaWait: waits for every async transfer issued into `buffer`.
+  // A `broadcast` get is issued by CPE 0 alone and lands in `buffer` of all
+  // 64 CPEs (BCAST_MODE); the code around it orders it with barriers
+  // (scheduler/sunway/LdmRewrite.h).
   TensorPtr buffer;
   bool put = false;
   bool async = false;
+  bool broadcast = false;
 };
 
 LStmtPtr lBlock(std::vector<LStmtPtr> stmts, SourceLoc loc = {});

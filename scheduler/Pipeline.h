@@ -36,6 +36,10 @@ struct PipelineOptions {
   // (asynchronous DMA of the next box while computing on this one) where the
   // LDM has room (tkc --sunway-dma=sync turns it off, for comparison).
   bool sunwayDoubleBuffer = true;
+  // Sunway: an LDM box every CPE fetches alike at the same time (an operand
+  // all CPEs of a lockstep round share) is read once by CPE 0 and broadcast
+  // (tkc --sunway-broadcast=off turns it off, for comparison).
+  bool sunwayBroadcast = true;
   // cpu functions record who writes every output element and report those
   // never written or written by two workers at once (tkc --check-mappings,
   // scheduler/cpu/InstrumentMappingChecks.h).

@@ -78,7 +78,8 @@ static inline float tk_round_bf16(float f) { return tk_bf16_to_f32(tk_f32_to_bf1
 std::string_view cPreludeDma() {
   return R"C(/* Copies the box of main-memory tensor `mem` (extents dims[0..rank), element
    size `elem`) at `origin` with extents `ext` into LDM at `ldm`, packed
-   row-major (put: the other way). The innermost dimensions the box spans
+   row-major (how 0: get; 1, put: the other way; 2: a get broadcast to the
+   same `ldm` of all 64 CPEs, BCAST_MODE, issued by one CPE). The innermost dimensions the box spans
    whole merge with the first one it does not into one contiguous block;
    the dimension above that becomes the block count of one strided
    transfer (bsize = the block, stride = the gap to the next block); the
@@ -87,7 +88,7 @@ std::string_view cPreludeDma() {
    returns how many it issued, for the caller to wait for later. Built with
    TK_DMA_NO_MERGE (the ablation of tk_sunway_bench), every row of the
    innermost dimension is a transfer of its own. */
-static inline int tk_dma_box(int put, char *mem, const int64_t *dims, const int64_t *origin, const int64_t *ext,
+static inline int tk_dma_box(int how, char *mem, const int64_t *dims, const int64_t *origin, const int64_t *ext,
                              int rank, int64_t elem, char *ldm, volatile int *async) {
   volatile int own = 0;
   volatile int *reply = async ? async : &own;
@@ -122,7 +123,8 @@ static inline int tk_dma_box(int put, char *mem, const int64_t *dims, const int6
       }
       off = off * dims[d] + idx;
     }
-    if (put) athread_put(PE_MODE, ldm + o * len, mem + off * elem, len, (void *)reply, gap, block);
+    if (how == 1) athread_put(PE_MODE, ldm + o * len, mem + off * elem, len, (void *)reply, gap, block);
+    else if (how == 2) athread_get(BCAST_MODE, mem + off * elem, ldm + o * len, len, (void *)reply, 0xff, gap, block);
     else athread_get(PE_MODE, mem + off * elem, ldm + o * len, len, (void *)reply, 0, gap, block);
     ++issued;
   }

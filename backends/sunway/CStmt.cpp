@@ -187,7 +187,7 @@ void CWriter::dma(const LStmt &s) {
   if (s.value) buf = fmt::format("({} + {})", buf, cExpr(s.value, names_));
   std::string call = fmt::format("tk_dma_box({}, (char *){}, tk_dims, tk_origin, tk_ext, {}, (int64_t)sizeof({}[0]), "
                                  "(char *){}, {})",
-                                 s.put ? 1 : 0, names_.tensor(&t), rank, names_.tensor(&t), buf,
+                                 s.put ? 1 : s.broadcast ? 2 : 0, names_.tensor(&t), rank, names_.tensor(&t), buf,
                                  s.async ? "&" + async_.at(s.buffer.get()).reply : "0");
   if (!s.async) {
     line(call + ";");

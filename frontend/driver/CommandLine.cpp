@@ -197,6 +197,12 @@ std::optional<DriverOptions> parseCommandLine(const std::vector<std::string> &ar
       *error = "invalid value '" + a.substr(13) + "' for --sunway-dma (expected double or sync)";
       return std::nullopt;
     }
+    else if (a == "--sunway-broadcast=on") o.sunwayBroadcast = true;
+    else if (a == "--sunway-broadcast=off") o.sunwayBroadcast = false;
+    else if (startsWith(a, "--sunway-broadcast=")) {
+      *error = "invalid value '" + a.substr(19) + "' for --sunway-broadcast (expected on or off)";
+      return std::nullopt;
+    }
     else if (startsWith(a, "--schedule=")) {
       *error = "invalid value '" + a.substr(11) + "' for --schedule (expected construct, default or swtvm)";
       return std::nullopt;
@@ -358,6 +364,9 @@ Construction optimizer (fills '?' holes, docs/construct.md):
   --sunway-dma=double     sunway: fetch the next LDM block while computing on this
                           one where the LDM has room (default)
   --sunway-dma=sync       sunway: every DMA completes before the code goes on
+  --sunway-broadcast=on   sunway: run the CPEs in lockstep where an operand is shared
+                          and broadcast its blocks from one CPE (default)
+  --sunway-broadcast=off  sunway: every CPE fetches its own blocks
 Dependencies:
   (as gcc; a depfile lists the input, its imports, the --hw file and the
   --tuning-records/--policy files: everything that changes the output)

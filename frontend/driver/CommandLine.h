@@ -43,6 +43,7 @@ struct DriverOptions {
   bool constructContractions = true; // --schedule=construct (default) | default
   bool swtvmLdmSizing = false;        // --schedule=swtvm
   bool sunwayDoubleBuffer = true;     // --sunway-dma=double (default) | sync
+  bool sunwayBroadcast = true;        // --sunway-broadcast=on (default) | off
   std::vector<std::pair<std::string, int64_t>> shapeHints; // --shape-hint=SYM=VALUE
   std::string rank = "roofline"; // --rank=roofline | measure | model
   // Learned cost model (docs/costmodel.md).

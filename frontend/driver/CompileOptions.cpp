@@ -16,6 +16,7 @@ PipelineOptions pipelineOptions(const DriverOptions &o, const TargetDesc &target
   po.constructContractions = o.constructContractions;
   po.swtvmLdmSizing = o.swtvmLdmSizing;
   po.sunwayDoubleBuffer = o.sunwayDoubleBuffer;
+  po.sunwayBroadcast = o.sunwayBroadcast;
   po.checkMappings = o.checkMappings;
   return po;
 }

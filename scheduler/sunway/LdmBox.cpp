@@ -206,7 +206,23 @@ std::optional<int64_t> constantBound(const Expr &e, bool upper) {
   }
 }
 
-std::vector<LdmPlan> planLdmBoxes(const LStmtPtr &body, int64_t budgetBytes, bool doubleBuffer) {
+namespace {
+
+// Whether every CPE runs the level at path position `k` of `a` alike: no
+// loop bound or condition around it (the level included) mentions `cpe`.
+bool sameOnEveryCpe(const Access &a, int k, const std::string &cpe) {
+  for (int i = 0; i <= k; ++i) {
+    const LStmt &s = *a.path[static_cast<size_t>(i)];
+    if (s.kind == LStmt::Kind::For && (mentionsVar(s.min, cpe) || mentionsVar(s.extent, cpe))) return false;
+    if (s.kind == LStmt::Kind::If && mentionsVar(s.cond, cpe)) return false;
+  }
+  return true;
+}
+
+} // namespace
+
+std::vector<LdmPlan> planLdmBoxes(const LStmtPtr &body, int64_t budgetBytes, bool doubleBuffer,
+                                  const std::string &cpe) {
   CollectAccesses c;
   c.walkStmt(body);
   std::vector<TensorPtr> order;
@@ -266,6 +282,11 @@ std::vector<LdmPlan> planLdmBoxes(const LStmtPtr &body, int64_t budgetBytes, boo
     p.get = o.get;
     p.put = std::any_of(byTensor[p.tensor.get()].begin(), byTensor[p.tensor.get()].end(),
                         [](const Access *a) { return a->store; });
+    auto independent = [&](const std::vector<Expr> &es) {
+      return std::none_of(es.begin(), es.end(), [&](const Expr &e) { return mentionsVar(e, cpe); });
+    };
+    p.shared = !cpe.empty() && p.get && !p.put && o.k >= 0 && independent(p.lo) && independent(p.hi) &&
+               sameOnEveryCpe(*byTensor[p.tensor.get()].front(), o.k, cpe);
   }
   if (!doubleBuffer) return plans;
   // A second buffer for each read-only box filled once per iteration of a

@@ -23,6 +23,10 @@ struct LdmPlan {
   // Two buffers at a serial loop level: the next iteration's box is fetched
   // while this one's is used (get only).
   bool doubleBuffer = false;
+  // Every CPE fetches this box alike at the same time (a get at a loop level
+  // whose bounds, conditions and box do not depend on the CPE): CPE 0
+  // fetches it for all with a broadcast.
+  bool shared = false;
 };
 
 // A constant upper (or lower) bound of integer expression `e` where its
@@ -35,7 +39,10 @@ std::optional<int64_t> constantBound(const ir::Expr &e, bool upper);
 // `budgetBytes` in all: while they would take more, the largest moves one
 // level deeper, or, at its deepest level, stays in main memory. With
 // `doubleBuffer`, read-only boxes at serial loop levels then get a second
-// buffer, in order, while the budget has room.
-std::vector<LdmPlan> planLdmBoxes(const ir::LStmtPtr &body, int64_t budgetBytes, bool doubleBuffer);
+// buffer, in order, while the budget has room. With `cpe` (the CPE loop's
+// variable) set, read-only boxes at loop levels that do not depend on it
+// are marked shared.
+std::vector<LdmPlan> planLdmBoxes(const ir::LStmtPtr &body, int64_t budgetBytes, bool doubleBuffer,
+                                  const std::string &cpe = "");
 
 } // namespace tk

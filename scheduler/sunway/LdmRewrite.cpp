@@ -93,18 +93,40 @@ LStmtPtr withBox(const LdmPlan &p, const std::string &prefix, const std::vector<
   return s;
 }
 
+// What CPE 0 alone does for a shared box (`cpe` is the CPE loop's
+// variable), and the array barrier every CPE passes around it.
+LStmtPtr onFirstCpe(const std::string &cpe, LStmtPtr s, SourceLoc loc) {
+  return lIf(binary(BinOp::EQ, var(cpe, VarKind::Loop), intImm(0)), std::move(s), nullptr, loc);
+}
+LStmtPtr barrier(SourceLoc loc) { return lStmt(LStmt::Kind::Barrier, loc); }
+
+// A get of `p`'s box: for a shared box, CPE 0's broadcast to every CPE.
+LStmtPtr boxGet(const LdmPlan &p, const std::vector<Expr> &o, const std::vector<Expr> &n, const TensorPtr &buf, SourceLoc loc) {
+  LStmtPtr get = lDma(false, p.tensor, o, n, buf, loc);
+  get->broadcast = p.shared;
+  return get;
+}
+
 TensorPtr ldmBuffer(const LdmPlan &p, int64_t copies) {
   const TensorDecl &t = *p.tensor;
   return scratchTensor(t.name + ".ldm", t.dtype, {intImm(p.capacity * copies)}, Scope::Ldm, t.loc);
 }
 
 // `body` with `p`'s buffer around it: get, body with accesses redirected,
-// put.
-LStmtPtr wrap(const LStmtPtr &body, const LdmPlan &p) {
+// put. A shared box: every CPE has its buffer and is done with the last box
+// (barrier), CPE 0 broadcasts the box, every CPE has it (barrier).
+LStmtPtr wrap(const LStmtPtr &body, const LdmPlan &p, const std::string &cpe) {
   TensorPtr buf = ldmBuffer(p, 1);
+  SourceLoc loc = body->loc;
   LStmtPtr s = withBox(p, "", {}, [&](const std::vector<Expr> &o, const std::vector<Expr> &n) {
     std::vector<LStmtPtr> stmts;
-    if (p.get) stmts.push_back(lDma(false, p.tensor, o, n, buf, body->loc));
+    if (p.shared) {
+      stmts.push_back(barrier(loc));
+      stmts.push_back(onFirstCpe(cpe, boxGet(p, o, n, buf, loc), loc));
+      stmts.push_back(barrier(loc));
+    } else if (p.get) {
+      stmts.push_back(lDma(false, p.tensor, o, n, buf, body->loc));
+    }
     stmts.push_back(Redirect(p, buf, o, n, intImm(0)).mutateStmt(body));
     if (p.put) stmts.push_back(lDma(true, p.tensor, o, n, buf, body->loc));
     return lBlock(std::move(stmts), body->loc);
@@ -114,8 +136,10 @@ LStmtPtr wrap(const LStmtPtr &body, const LdmPlan &p) {
 
 // Loop `loop` (the level of `plans`, its body already rewritten) with the
 // boxes of `plans` double-buffered: half (i - min) % 2 of a buffer holds
-// iteration i's box.
-LStmtPtr wrapDouble(const LStmtPtr &loop, const std::vector<const LdmPlan *> &plans) {
+// iteration i's box. CPE 0 fetches and waits for the shared boxes; an
+// array barrier after the waits then says every CPE has this iteration's
+// boxes and is done with the last one's, whose half the next fetch fills.
+LStmtPtr wrapDouble(const LStmtPtr &loop, const std::vector<const LdmPlan *> &plans, const std::string &cpe) {
   SourceLoc loc = loop->loc;
   Expr v = var(loop->var, VarKind::Loop), next = add(v, intImm(1)), end = add(loop->min, loop->extent);
   std::vector<LStmtPtr> first, waits, fetches;
@@ -126,37 +150,45 @@ LStmtPtr wrapDouble(const LStmtPtr &loop, const std::vector<const LdmPlan *> &pl
     Expr cap = intImm(p->capacity);
     auto half = [&, cap](const Expr &i) { return simplify(mul(floorMod(sub(i, loop->min), intImm(2)), cap)); };
     auto fetch = [&](const std::string &prefix, const Expr &i) {
-      return withBox(*p, prefix, {{loop->var, i}}, [&](const std::vector<Expr> &o, const std::vector<Expr> &n) {
-        LStmtPtr get = lDma(false, p->tensor, o, n, buf, loc);
+      LStmtPtr s = withBox(*p, prefix, {{loop->var, i}}, [&](const std::vector<Expr> &o, const std::vector<Expr> &n) {
+        LStmtPtr get = boxGet(*p, o, n, buf, loc);
         get->value = half(i);
         get->async = true;
         return get;
       }, loc);
+      return p->shared ? onFirstCpe(cpe, s, loc) : s;
     };
     body = withBox(*p, "", {}, [&](const std::vector<Expr> &o, const std::vector<Expr> &n) {
       return Redirect(*p, buf, o, n, half(v)).mutateStmt(body);
     }, loc);
     first.push_back(fetch("first.", loop->min));
-    waits.push_back(lDmaWait(buf, loc));
+    waits.push_back(p->shared ? onFirstCpe(cpe, lDmaWait(buf, loc), loc) : lDmaWait(buf, loc));
     fetches.push_back(fetch("next.", next));
     bufs.push_back(buf);
   }
   // Wait for this iteration's boxes, then start the next ones: a wait
   // covers every transfer issued into its buffer so far.
+  bool shared = std::any_of(plans.begin(), plans.end(), [](const LdmPlan *p) { return p->shared; });
   std::vector<LStmtPtr> stmts = waits;
+  if (shared) stmts.push_back(barrier(loc));
   stmts.push_back(lIf(simplify(binary(BinOp::LT, next, end)), lBlock(fetches, loc), nullptr, loc));
   stmts.push_back(body);
   auto n = std::make_shared<LStmt>(*loop);
   n->body = lBlock(std::move(stmts), loc);
-  LStmtPtr out = lBlock({lIf(simplify(binary(BinOp::GT, loop->extent, intImm(0))), lBlock(first, loc), nullptr, loc), n},
-                        loc);
+  // Before the first broadcast every CPE has its buffers and is done with
+  // what they held before.
+  std::vector<LStmtPtr> out0;
+  if (shared) out0.push_back(barrier(loc));
+  out0.push_back(lIf(simplify(binary(BinOp::GT, loop->extent, intImm(0))), lBlock(first, loc), nullptr, loc));
+  out0.push_back(n);
+  LStmtPtr out = lBlock(std::move(out0), loc);
   for (size_t i = bufs.size(); i-- > 0;) out = lAlloc(bufs[i], out, loc);
   return out;
 }
 
 class ApplyPlans final : public LoopMutator {
 public:
-  explicit ApplyPlans(const std::vector<LdmPlan> &plans) : plans_(plans) {}
+  ApplyPlans(const std::vector<LdmPlan> &plans, std::string cpe) : plans_(plans), cpe_(std::move(cpe)) {}
 
 protected:
   LStmtPtr mutateFor(const LStmtPtr &s) override {
@@ -166,23 +198,24 @@ protected:
     if (!here) return m;
     auto n = std::make_shared<LStmt>(*m);
     for (const LdmPlan &p : plans_)
-      if (p.placed && p.level == s.get() && !p.doubleBuffer) n->body = wrap(n->body, p);
+      if (p.placed && p.level == s.get() && !p.doubleBuffer) n->body = wrap(n->body, p, cpe_);
     std::vector<const LdmPlan *> twice;
     for (const LdmPlan &p : plans_)
       if (p.placed && p.level == s.get() && p.doubleBuffer) twice.push_back(&p);
-    return twice.empty() ? n : wrapDouble(n, twice);
+    return twice.empty() ? n : wrapDouble(n, twice, cpe_);
   }
 
 private:
   const std::vector<LdmPlan> &plans_;
+  std::string cpe_;
 };
 
 } // namespace
 
-LStmtPtr applyLdmPlans(const LStmtPtr &body, const std::vector<LdmPlan> &plans) {
-  LStmtPtr out = ApplyPlans(plans).mutateStmt(body);
+LStmtPtr applyLdmPlans(const LStmtPtr &body, const std::vector<LdmPlan> &plans, const std::string &cpe) {
+  LStmtPtr out = ApplyPlans(plans, cpe).mutateStmt(body);
   for (const LdmPlan &p : plans)
-    if (p.placed && !p.level) out = wrap(out, p);
+    if (p.placed && !p.level) out = wrap(out, p, cpe);
   return out;
 }
 

@@ -12,7 +12,9 @@ namespace tk {
 // allocates two buffers around its level's loop instead: the first
 // iteration's box is fetched (async) before the loop; each iteration waits
 // for its box, fetches the next one (async) into the other buffer, then
-// runs on its own.
-ir::LStmtPtr applyLdmPlans(const ir::LStmtPtr &body, const std::vector<LdmPlan> &plans);
+// runs on its own. A shared plan's get is CPE 0's broadcast (`cpe` names
+// the CPE loop's variable), ordered by array barriers that every CPE
+// passes (see wrap and wrapDouble).
+ir::LStmtPtr applyLdmPlans(const ir::LStmtPtr &body, const std::vector<LdmPlan> &plans, const std::string &cpe);
 
 } // namespace tk

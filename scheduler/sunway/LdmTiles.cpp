@@ -37,8 +37,13 @@ double boxTransfers(const std::vector<double> &span, const Access &a) {
 
 } // namespace
 
+bool sharesAlong(const LoopNest &nest, const Access &a, int d) {
+  if (a.write || d < 0 || static_cast<size_t>(d) >= nest.dims.size() || nest.dims[d].reduction) return false;
+  return std::all_of(a.coef.begin(), a.coef.end(), [&](const std::vector<int64_t> &row) { return row[d] == 0; });
+}
+
 LdmTiling costLdmTiling(const LoopNest &nest, const construct::HardwareDesc &hw, const std::vector<int64_t> &tile,
-                        bool doubleBuffer) {
+                        bool doubleBuffer, int spread) {
   double outTiles = 1, redBlocks = 1, points = 1;
   for (size_t d = 0; d < nest.dims.size(); ++d) {
     double blocks = std::ceil(static_cast<double>(nest.dims[d].extent) / static_cast<double>(tile[d]));
@@ -46,13 +51,18 @@ LdmTiling costLdmTiling(const LoopNest &nest, const construct::HardwareDesc &hw,
     points *= static_cast<double>(tile[d]);
   }
   // One output tile: its inputs once per reduction block (`block`: one
-  // block's worth), its output once.
-  CpeWork perTile, block;
+  // block's worth), its output once. Inputs shared along the spread
+  // dimension go to `shared` instead: one broadcast per round and block.
+  CpeWork perTile, block, shared;
   for (const Access &a : nest.accesses) {
     std::vector<double> s = nest.spans(a, tile);
     double elems = 1;
     for (double x : s) elems *= x;
     double bytes = elems * a.elemBytes, transfers = boxTransfers(s, a);
+    if (sharesAlong(nest, a, spread)) {
+      shared.bytes += bytes, shared.transfers += transfers;
+      continue;
+    }
     if (!a.write) block.bytes += bytes, block.transfers += transfers;
     double times = a.write ? 1 : redBlocks;
     perTile.bytes += times * bytes;
@@ -60,29 +70,49 @@ LdmTiling costLdmTiling(const LoopNest &nest, const construct::HardwareDesc &hw,
   }
   perTile.flops = points * redBlocks * nest.flopsPerPoint;
 
-  // Output tiles go to the CPEs in contiguous chunks of cdiv(tiles, units).
+  // Double-buffered input blocks are fetched ahead: all but each tile's
+  // first, or, when the reduction is one block, all but the CPE's first tile.
+  auto ahead = [&](double tiles) { return redBlocks > 1 ? tiles * (redBlocks - 1) : std::max(tiles - 1, 0.0); };
   int units = std::max(1, hw.units);
-  double chunk = std::ceil(outTiles / units), left = outTiles;
   std::vector<CpeWork> cpes;
-  for (int c = 0; c < units && left > 0; ++c) {
-    double n = std::min(chunk, left);
-    left -= n;
-    CpeWork w{perTile.transfers * n, perTile.bytes * n, perTile.flops * n};
-    if (doubleBuffer) {
-      // Double-buffered input blocks are fetched ahead: all but each tile's
-      // first, or, when the reduction is one block, all but the chunk's
-      // first tile.
-      double blocks = redBlocks > 1 ? n * (redBlocks - 1) : n - 1;
-      w.aheadBytes = block.bytes * blocks;
-      w.aheadTransfers = block.transfers * blocks;
+  double rounds = 0;
+  if (spread < 0) {
+    // Output tiles go to the CPEs in contiguous chunks of cdiv(tiles, units).
+    double chunk = std::ceil(outTiles / units), left = outTiles;
+    for (int c = 0; c < units && left > 0; ++c) {
+      double n = std::min(chunk, left);
+      left -= n;
+      CpeWork w{perTile.transfers * n, perTile.bytes * n, perTile.flops * n};
+      if (doubleBuffer) w.aheadBytes = block.bytes * ahead(n), w.aheadTransfers = block.transfers * ahead(n);
+      cpes.push_back(w);
     }
-    cpes.push_back(w);
+  } else {
+    // Lockstep rounds of `units` tiles along the spread dimension: CPE c
+    // holds the tiles of its column of the rounds that exist; CPE 0 also
+    // issues the broadcasts (spawnSeconds charges every CPE for them).
+    double along = std::ceil(static_cast<double>(nest.dims[spread].extent) / static_cast<double>(tile[spread]));
+    double q = std::ceil(along / units), others = outTiles / along;
+    rounds = others * q;
+    for (int c = 0; c < units; ++c) {
+      double n = others * std::ceil((along - c) / units);
+      CpeWork w{perTile.transfers * n, perTile.bytes * n, perTile.flops * n};
+      if (doubleBuffer) w.aheadBytes = block.bytes * ahead(n), w.aheadTransfers = block.transfers * ahead(n);
+      if (c == 0) {
+        w.bcastTransfers = shared.transfers * redBlocks * rounds, w.bcastBytes = shared.bytes * redBlocks * rounds;
+        if (doubleBuffer)
+          w.bcastAheadTransfers = shared.transfers * ahead(rounds), w.bcastAheadBytes = shared.bytes * ahead(rounds);
+        w.transfers += w.bcastTransfers, w.bytes += w.bcastBytes;
+        w.aheadTransfers += w.bcastAheadTransfers, w.aheadBytes += w.bcastAheadBytes;
+      }
+      cpes.push_back(w);
+    }
   }
   LdmTiling out;
   out.tile = tile;
+  out.spread = spread;
   out.ldmBytes = bufferBytes(nest, tile, doubleBuffer);
-  out.dmaBytes = perTile.bytes * outTiles;
-  out.transfers = perTile.transfers * outTiles;
+  out.dmaBytes = perTile.bytes * outTiles + shared.bytes * redBlocks * rounds;
+  out.transfers = perTile.transfers * outTiles + shared.transfers * redBlocks * rounds;
   out.seconds = spawnSeconds(cpes, hw);
   return out;
 }
@@ -122,14 +152,16 @@ namespace {
 
 // Depth-first over the dimensions; a dimension's candidates grow, so the
 // first that does not fit ends its list (footprints only grow with a tile).
-void search(const LoopNest &nest, const construct::HardwareDesc &hw, double budget, bool doubleBuffer, size_t d,
-            std::vector<int64_t> &tile, LdmTiling &best) {
+void search(const LoopNest &nest, const construct::HardwareDesc &hw, double budget, bool doubleBuffer,
+            const std::vector<int> &spreads, size_t d, std::vector<int64_t> &tile, LdmTiling &best) {
   if (d == tile.size()) {
     // Double-buffered where the second buffers fit too, as StageThroughLdm
     // does; a larger tile without them may still be the faster one.
-    LdmTiling c = costLdmTiling(nest, hw, tile, doubleBuffer && bufferBytes(nest, tile, true) <= budget);
-    if (best.tile.empty() || c.seconds < best.seconds || (c.seconds == best.seconds && c.dmaBytes < best.dmaBytes))
-      best = c;
+    for (int spread : spreads) {
+      LdmTiling c = costLdmTiling(nest, hw, tile, doubleBuffer && bufferBytes(nest, tile, true) <= budget, spread);
+      if (best.tile.empty() || c.seconds < best.seconds || (c.seconds == best.seconds && c.dmaBytes < best.dmaBytes))
+        best = c;
+    }
     return;
   }
   int64_t extent = nest.dims[d].extent;
@@ -139,7 +171,7 @@ void search(const LoopNest &nest, const construct::HardwareDesc &hw, double budg
   for (int64_t s : steps) {
     tile[d] = s;
     if (bufferBytes(nest, tile, false) > budget) break;
-    search(nest, hw, budget, doubleBuffer, d + 1, tile, best);
+    search(nest, hw, budget, doubleBuffer, spreads, d + 1, tile, best);
   }
   tile[d] = 1;
 }
@@ -147,10 +179,17 @@ void search(const LoopNest &nest, const construct::HardwareDesc &hw, double budg
 } // namespace
 
 LdmTiling fastestLdmTiling(const LoopNest &nest, const construct::HardwareDesc &hw, int64_t budgetBytes,
-                           bool doubleBuffer) {
+                           bool doubleBuffer, bool broadcast) {
   std::vector<int64_t> tile(nest.dims.size(), 1);
+  // Chunks, and lockstep along each output dimension some input does not
+  // depend on (the only ones where it shares a box).
+  std::vector<int> spreads{-1};
+  for (size_t d = 0; broadcast && d < nest.dims.size(); ++d)
+    if (std::any_of(nest.accesses.begin(), nest.accesses.end(),
+                    [&](const Access &a) { return sharesAlong(nest, a, static_cast<int>(d)); }))
+      spreads.push_back(static_cast<int>(d));
   LdmTiling best;
-  search(nest, hw, static_cast<double>(budgetBytes), doubleBuffer, 0, tile, best);
+  search(nest, hw, static_cast<double>(budgetBytes), doubleBuffer, spreads, 0, tile, best);
   return best.tile.empty() ? costLdmTiling(nest, hw, tile, false) : best;
 }
 

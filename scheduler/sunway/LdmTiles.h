@@ -23,6 +23,7 @@ namespace tk {
 // A tiling of a nest and its modelled cost (per call, all CPEs together).
 struct LdmTiling {
   std::vector<int64_t> tile; // per nest dimension
+  int spread = -1;           // the output dimension the CPEs run in lockstep along (TileOutputs), or -1
   double ldmBytes = 0;       // buffers one CPE holds at once
   double dmaBytes = 0;       // moved between main memory and LDM
   double transfers = 0;      // DMA transfers (each pays the main-memory latency)
@@ -33,8 +34,15 @@ struct LdmTiling {
 // level's bandwidth and latency, units and per-unit FLOP rate). With
 // `doubleBuffer` the inputs take two buffers each and their blocks after a
 // tile's first are fetched ahead (StageThroughLdm's double buffering).
+// With `spread` an output dimension, the tiles go round by round in
+// lockstep along it (TileOutputs) and each input that does not depend on
+// it is broadcast: read once per round and reduction block for all CPEs.
 LdmTiling costLdmTiling(const construct::LoopNest &nest, const construct::HardwareDesc &hw,
-                        const std::vector<int64_t> &tile, bool doubleBuffer);
+                        const std::vector<int64_t> &tile, bool doubleBuffer, int spread = -1);
+
+// Whether input `a` of `nest` is the same for every tile along output
+// dimension `d` (no index of it depends on d).
+bool sharesAlong(const construct::LoopNest &nest, const construct::Access &a, int d);
 
 // swTVM's sizing under `budgetBytes` of LDM per CPE (which knows no double
 // buffering; the cost counts it when the LDM has room left for it).
@@ -43,8 +51,9 @@ LdmTiling swtvmLdmTiling(const construct::LoopNest &nest, const construct::Hardw
 
 // The tiling of least modelled time whose buffers fit `budgetBytes`, each
 // tiling costed double-buffered when `doubleBuffer` and its second input
-// buffers fit too; all ones when even that does not fit.
+// buffers fit too, and with `broadcast` also in lockstep along each output
+// dimension where an input is shared; all ones when even that does not fit.
 LdmTiling fastestLdmTiling(const construct::LoopNest &nest, const construct::HardwareDesc &hw, int64_t budgetBytes,
-                           bool doubleBuffer);
+                           bool doubleBuffer, bool broadcast = false);
 
 } // namespace tk

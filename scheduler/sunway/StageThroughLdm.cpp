@@ -89,17 +89,20 @@ struct Staged {
   int dropped = 0;
 };
 
-Staged stage(const LStmtPtr &body, int64_t block, int64_t budget, bool doubleBuffer, bool keepBounded = false) {
+// `cpe`: the CPE loop's variable when boxes may be broadcast, else empty.
+Staged stage(const LStmtPtr &body, int64_t block, int64_t budget, bool doubleBuffer, const std::string &cpe,
+             bool keepBounded = false) {
   LStmtPtr r = stripMine(body, block, keepBounded);
-  std::vector<LdmPlan> plans = planLdmBoxes(r, budget, doubleBuffer);
-  Staged out{applyLdmPlans(r, plans), 0};
+  std::vector<LdmPlan> plans = planLdmBoxes(r, budget, doubleBuffer, cpe);
+  Staged out{applyLdmPlans(r, plans, cpe), 0};
   for (const LdmPlan &p : plans) out.dropped += !p.placed;
   return out;
 }
 
 class StageCpeLoops final : public LoopMutator {
 public:
-  StageCpeLoops(int64_t budget, bool doubleBuffer) : budget_(budget), doubleBuffer_(doubleBuffer) {}
+  StageCpeLoops(int64_t budget, bool doubleBuffer, bool broadcast)
+      : budget_(budget), doubleBuffer_(doubleBuffer), broadcast_(broadcast) {}
 
 protected:
   LStmtPtr mutateFor(const LStmtPtr &s) override {
@@ -113,9 +116,10 @@ protected:
     });
     // swTVM's sizing: the largest block for which every tensor that has
     // a level gets one.
+    std::string cpe = broadcast_ ? s->var : "";
     Staged best;
     for (int64_t b = kMaxBlock; b >= 1; b /= 2) {
-      Staged st = stage(body, b, budget, doubleBuffer_);
+      Staged st = stage(body, b, budget, doubleBuffer_, cpe);
       if (!best.body || st.dropped < best.dropped) best = st;
       if (st.dropped == 0) break;
     }
@@ -123,7 +127,7 @@ protected:
     // them read without a level (a row read by each pass of a row
     // operator); whole bounded loops may give it one.
     if (best.dropped > 0) {
-      Staged st = stage(body, kMaxBlock, budget, doubleBuffer_, true);
+      Staged st = stage(body, kMaxBlock, budget, doubleBuffer_, cpe, true);
       if (st.dropped < best.dropped) best = st;
     }
     auto n = std::make_shared<LStmt>(*s);
@@ -133,14 +137,14 @@ protected:
 
 private:
   int64_t budget_;
-  bool doubleBuffer_;
+  bool doubleBuffer_, broadcast_;
 };
 
 } // namespace
 
-LoweredFunc stageThroughLdm(const LoweredFunc &f, int64_t ldmBytes, bool doubleBuffer) {
+LoweredFunc stageThroughLdm(const LoweredFunc &f, int64_t ldmBytes, bool doubleBuffer, bool broadcast) {
   LoweredFunc out = f;
-  out.body = StageCpeLoops(ldmBytes, doubleBuffer).mutateStmt(f.body);
+  out.body = StageCpeLoops(ldmBytes, doubleBuffer, broadcast).mutateStmt(f.body);
   return out;
 }
 

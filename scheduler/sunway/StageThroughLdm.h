@@ -16,7 +16,11 @@
 //     fits (swTVM's LDM sizing, growing from small blocks);
 //   - with `doubleBuffer`, a read-only box at a serial loop level gets a
 //     second buffer where the LDM has room: the next iteration's box is
-//     fetched (asynchronous DMA) while this one's is used.
+//     fetched (asynchronous DMA) while this one's is used;
+//   - with `broadcast`, a read-only box at a loop level that every CPE
+//     reaches alike (no bound or condition on the way, nor the box, depends
+//     on the CPE) is shared: CPE 0 fetches it for all with one broadcast
+//     get, between array barriers (TileOutputs' lockstep rounds).
 // A tensor with no such level (an access that is not affine in the loops,
 // two dimensions indexed by one loop) stays in main memory, read and
 // written directly, which is correct and slow. Loops with a barrier are
@@ -31,6 +35,6 @@ namespace tk {
 // `f` with its CPE loops staged through LDM buffers of at most `ldmBytes`
 // bytes per CPE in all. Requires f lowered for sunway (after
 // InsertRuntimeChecks).
-ir::LoweredFunc stageThroughLdm(const ir::LoweredFunc &f, int64_t ldmBytes, bool doubleBuffer);
+ir::LoweredFunc stageThroughLdm(const ir::LoweredFunc &f, int64_t ldmBytes, bool doubleBuffer, bool broadcast);
 
 } // namespace tk

@@ -26,8 +26,19 @@ double cpeSeconds(const CpeWork &w, const construct::HardwareDesc &hw) {
 }
 
 double spawnSeconds(const std::vector<CpeWork> &cpes, const construct::HardwareDesc &hw) {
-  double slowest = 0, bytes = 0;
+  CpeWork bcast; // every broadcast of the spawn
   for (const CpeWork &w : cpes) {
+    bcast.transfers += w.bcastTransfers, bcast.bytes += w.bcastBytes;
+    bcast.aheadTransfers += w.bcastAheadTransfers, bcast.aheadBytes += w.bcastAheadBytes;
+  }
+  double units = std::max(1, hw.units), slowest = 0, bytes = 0;
+  for (size_t c = 0; c < static_cast<size_t>(units); ++c) {
+    CpeWork w = c < cpes.size() ? cpes[c] : CpeWork{};
+    w.transfers -= w.bcastTransfers, w.bytes -= w.bcastBytes;
+    w.aheadTransfers -= w.bcastAheadTransfers, w.aheadBytes -= w.bcastAheadBytes;
+    // The barriers' latency never overlaps: a synchronous transfer each.
+    w.transfers += 2 * bcast.transfers, w.bytes += bcast.bytes / units;
+    w.aheadTransfers += bcast.aheadTransfers, w.aheadBytes += bcast.aheadBytes / units;
     slowest = std::max(slowest, cpeSeconds(w, hw));
     bytes += w.bytes;
   }

@@ -10,7 +10,12 @@
 // overlap its computing, so of those two only the longer counts:
 //   sync DMA + max(ahead DMA, compute).
 // The spawn takes the slowest CPE's time, but never less than all bytes
-// over the core group's bandwidth. The FLOP rate is the vector peak: the
+// over the core group's bandwidth. A broadcast (one CPE's get that lands in
+// every CPE) reads its bytes once at the core group's full bandwidth, and
+// every CPE waits for it between two array barriers: it is charged to
+// every CPE's timeline as one transfer plus one more latency for the
+// barriers (an assumption: the hardware description has no barrier cost),
+// its bytes a 1/units share on each. The FLOP rate is the vector peak: the
 // model assumes the CPE compiler vectorizes the inner loops, so modelled
 // compute is a lower bound on time.
 #pragma once
@@ -25,6 +30,9 @@ struct CpeWork {
   double bytes = 0;     // bytes they moved
   double flops = 0;     // floating-point operations computed
   double aheadTransfers = 0, aheadBytes = 0; // of the transfers, those issued ahead
+  // Of the transfers this CPE issued, the broadcasts (and of those, the
+  // ones issued ahead): spawnSeconds spreads them over every CPE.
+  double bcastTransfers = 0, bcastBytes = 0, bcastAheadTransfers = 0, bcastAheadBytes = 0;
 };
 
 // Requires hw to have a `global`-scope level (main memory) and a FLOP rate.

@@ -40,8 +40,8 @@ int64_t ldmCapacity(const PipelineOptions &opts) {
   return 64 * 1024;
 }
 
-// The tiles of statement `a` (its nest at the assumed shapes).
-std::vector<int64_t> chooseTiles(const Assign &a, const Op &op, const PipelineOptions &opts) {
+// The tiling of statement `a` (its nest at the assumed shapes).
+LdmTiling chooseTiles(const Assign &a, const Op &op, const PipelineOptions &opts) {
   Op one = op;
   one.body = {a};
   construct::LoopNest nest = construct::buildLoopNest(one, opts.construct->shapes);
@@ -52,8 +52,8 @@ std::vector<int64_t> chooseTiles(const Assign &a, const Op &op, const PipelineOp
   int64_t budget = ldmCapacity(opts) - kStackReserve;
   const construct::HardwareDesc &hw = opts.construct->hw;
   bool twice = opts.sunwayDoubleBuffer;
-  return (opts.swtvmLdmSizing ? swtvmLdmTiling(nest, hw, budget, twice) : fastestLdmTiling(nest, hw, budget, twice))
-      .tile;
+  return opts.swtvmLdmSizing ? swtvmLdmTiling(nest, hw, budget, twice)
+                             : fastestLdmTiling(nest, hw, budget, twice, opts.sunwayBroadcast);
 }
 
 class SunwayHooks final : public TargetHooks {
@@ -70,7 +70,8 @@ public:
     bool tiled = false;
     for (const Assign &a : work->body) {
       if (tileOutputsApplies(a, nullptr)) {
-        stmts.push_back(tileOutputs(a, *work, chooseTiles(a, *work, opts)));
+        LdmTiling t = chooseTiles(a, *work, opts);
+        stmts.push_back(tileOutputs(a, *work, t.tile, t.spread));
         tiled = true;
       } else {
         stmts.push_back(defaultStatement(a, *work, opts.target));
@@ -106,7 +107,8 @@ public:
 
   std::optional<LoweredFunc> finish(LoweredFunc f, PassContext &ctx) const override {
     const PipelineOptions &opts = ctx.options();
-    LoweredFunc staged = stageThroughLdm(f, ldmCapacity(opts) - kStackReserve, opts.sunwayDoubleBuffer);
+    LoweredFunc staged =
+        stageThroughLdm(f, ldmCapacity(opts) - kStackReserve, opts.sunwayDoubleBuffer, opts.sunwayBroadcast);
     ctx.funcStep("StageThroughLdm", staged);
     return staged;
   }

@@ -61,30 +61,53 @@ bool tileOutputsApplies(const Assign &a, std::string *reason) {
   return true;
 }
 
-MStmtPtr tileOutputs(const Assign &a, const Op &op, const std::vector<int64_t> &tile) {
+MStmtPtr tileOutputs(const Assign &a, const Op &op, const std::vector<int64_t> &tile, int spread) {
   FreshNames fresh(op, a);
   Expr red = containsReduce(a.value) ? soleReduction(a.value, a.target->dtype) : nullptr;
   static const std::vector<IndexVar> none;
   const std::vector<IndexVar> &rvars = red ? red->rvars : none;
   size_t rank = a.vars.size();
   if (tile.size() != rank + rvars.size()) throw InternalError("TileOutputs: one tile size per loop dimension expected");
+  if (spread >= static_cast<int>(rank)) throw InternalError("TileOutputs: the spread dimension is not an output one");
 
   // Output tiles: t's mixed-radix digits are the tile coordinates; inside
   // a tile each output variable is its offset (a loop unless the size is 1).
+  // A spread dimension is the innermost digit, its count rounded up to a
+  // multiple of 64 (the tiles past its end are empty).
   std::string t = fresh("tile");
   std::vector<Expr> count(rank);
   Expr tiles = intImm(1);
   for (size_t d = 0; d < rank; ++d) {
     count[d] = simplify(ceilDiv(a.vars[d].extent, intImm(tile[d])));
+    if (static_cast<int>(d) == spread) count[d] = simplify(mul(ceilDiv(count[d], intImm(64)), intImm(64)));
     tiles = mul(tiles, count[d]);
   }
+  std::vector<size_t> digits; // innermost first
+  if (spread >= 0) digits.push_back(static_cast<size_t>(spread));
+  for (size_t d = rank; d-- > 0;)
+    if (static_cast<int>(d) != spread) digits.push_back(d);
+  // Lockstep: round r and CPE w (the mapping's two indices) stand for tile
+  // r * 64 + w, whose spread digit is (r % Q) * 64 + w (Q = count / 64): w
+  // appears in no other digit, so the boxes of an operand that does not
+  // depend on the spread dimension provably do not depend on the CPE.
+  std::string w = spread >= 0 ? fresh("cpe") : "";
+  Expr q = spread >= 0 ? simplify(floorDiv(count[spread], intImm(64))) : nullptr;
   std::vector<std::pair<std::string, Expr>> map;
   std::vector<Expr> idx(rank);
   std::vector<std::pair<std::string, Expr>> offsets; // innermost first
   Expr stride = intImm(1);
-  for (size_t d = rank; d-- > 0;) {
-    Expr coord = floorDiv(loopVar(t), stride);
-    if (d > 0) coord = floorMod(coord, count[d]);
+  for (size_t n = 0; n < digits.size(); ++n) {
+    size_t d = digits[n];
+    Expr coord;
+    if (spread < 0) {
+      coord = floorDiv(loopVar(t), stride);
+      if (n + 1 < digits.size()) coord = floorMod(coord, count[d]);
+    } else if (n == 0) {
+      coord = add(mul(floorMod(loopVar(t), q), intImm(64)), loopVar(w));
+    } else {
+      coord = floorDiv(loopVar(t), floorDiv(stride, intImm(64)));
+      if (n + 1 < digits.size()) coord = floorMod(coord, count[d]);
+    }
     stride = mul(stride, count[d]);
     Expr start = mul(coord, intImm(tile[d]));
     idx[d] = start;
@@ -95,6 +118,13 @@ MStmtPtr tileOutputs(const Assign &a, const Op &op, const std::vector<int64_t> &
     idx[d] = simplify(idx[d]);
     map.push_back({a.vars[d].name, idx[d]});
   }
+  // Loops in the output's dimension order, whatever the digits' order.
+  std::sort(offsets.begin(), offsets.end(), [&](const auto &x, const auto &y) {
+    auto pos = [&](const std::string &v) {
+      return std::find_if(a.vars.begin(), a.vars.end(), [&](const IndexVar &iv) { return iv.name == v; }) - a.vars.begin();
+    };
+    return pos(x.first) > pos(y.first);
+  });
   Loops inTile;
   for (size_t i = offsets.size(); i-- > 0;) inTile.add(offsets[i].first, offsets[i].second);
 
@@ -135,7 +165,11 @@ MStmtPtr tileOutputs(const Assign &a, const Op &op, const std::vector<int64_t> &
       task.push_back(inTile.wrap(mStore(a.target, idx, post, AccumOp::None, loc), loc));
     }
   }
-  return cpeChunks({t}, simplify(ceilDiv(tiles, intImm(64))), mBlock(task, loc), loc);
+  if (spread < 0) return cpeChunks({t}, simplify(ceilDiv(tiles, intImm(64))), mBlock(task, loc), loc);
+  // for (w) in spatial(64) on cpes { for t in 0..T' / 64 { ... } }: the 64
+  // tiles of a round differ in the spread dimension alone.
+  return mMapFor({w}, MappingAtom::Kind::Spatial, {intImm(64)}, WorkerKind::Cpes,
+                 mSeqFor(t, simplify(floorDiv(tiles, intImm(64))), mBlock(task, loc), loc), loc);
 }
 
 } // namespace tk

@@ -38,7 +38,17 @@ bool tileOutputsApplies(const ir::Assign &a, std::string *reason);
 
 // The tiled statement. `tile` has one size per output dimension of `a`,
 // then one per reduction variable, each >= 1 (LdmTiles chooses them for
-// the nest of `a`). Requires tileOutputsApplies(a).
-ir::MStmtPtr tileOutputs(const ir::Assign &a, const ir::Op &op, const std::vector<int64_t> &tile);
+// the nest of `a`). With `spread` an output dimension, the CPEs run in
+// lockstep instead of in chunks:
+//
+//   for (t) in repeat(T' / 64) * spatial(64) on cpes { ... }
+//
+// where the spread dimension is t's innermost digit (its tile count
+// rounded up to a multiple of 64 in T'), so in each round the 64 CPEs hold
+// neighbouring tiles along it and the same tiles along every other
+// dimension: an operand that does not depend on the spread dimension has
+// the same box on every CPE at each reduction block, which StageThroughLdm
+// fetches once and broadcasts. Requires tileOutputsApplies(a).
+ir::MStmtPtr tileOutputs(const ir::Assign &a, const ir::Op &op, const std::vector<int64_t> &tile, int spread = -1);
 
 } // namespace tk

@@ -198,6 +198,8 @@ static void add_cpe(tk_athread_cpe_stats *dst, const tk_athread_cpe_stats *s) {
   dst->ahead_count += s->ahead_count;
   dst->bcast_count += s->bcast_count;
   dst->bcast_bytes += s->bcast_bytes;
+  dst->bcast_ahead_count += s->bcast_ahead_count;
+  dst->bcast_ahead_bytes += s->bcast_ahead_bytes;
   dst->ahead_bytes += s->ahead_bytes;
   dst->gmem_count += s->gmem_count;
   dst->gmem_bytes += s->gmem_bytes;
@@ -276,6 +278,7 @@ static void dma(int to_ldm, int mode, unsigned char *mem, unsigned char *ldm, in
   else c->st.put_count += 1, c->st.put_bytes += (uint64_t)len;
   if (bcast) c->st.bcast_count += 1, c->st.bcast_bytes += (uint64_t)len;
   if (tk_athread_ahead) c->st.ahead_count += 1, c->st.ahead_bytes += (uint64_t)len;
+  if (tk_athread_ahead && bcast) c->st.bcast_ahead_count += 1, c->st.bcast_ahead_bytes += (uint64_t)len;
   tk_dma_job job = {to_ldm, mem, ldm, (size_t)len, (size_t)stride, (size_t)bsize, reply};
   if (!bcast) {
     tk_dma_issue(&job);

@@ -24,6 +24,7 @@ typedef struct tk_athread_cpe_stats {
   uint64_t flops;                /* counted by TK_FLOPS annotations (tkc's CPE code) */
   uint64_t ahead_count, ahead_bytes; /* of the transfers above, those issued ahead (TK_DMA_AHEAD) */
   uint64_t bcast_count, bcast_bytes; /* of the gets, those broadcast (BCAST_MODE): read once, landing in many LDMs */
+  uint64_t bcast_ahead_count, bcast_ahead_bytes; /* of the broadcasts, those issued ahead */
   uint64_t gmem_count, gmem_bytes;   /* direct main-memory loads and stores (TK_GMEM), not DMA */
 } tk_athread_cpe_stats;
 

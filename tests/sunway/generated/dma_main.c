@@ -1,7 +1,9 @@
 /* A plain C program using a tkc Sunway build (dma.tk, built with
    TK_EMULATE=1): the C ABI of dma.h, linked with -lpthread -lm only. Checks
    the results and that each op moves exactly the compulsory bytes by DMA:
-   every input element read once, every output element written once. */
+   every input element read once, every output element written once; and
+   that a matmul is right with its shared operand broadcast (the CPEs run
+   in lockstep rounds and CPE 0 fetches B's blocks for all). */
 #include "dma.h"
 
 #include <tk_athread_stats.h>
@@ -42,6 +44,29 @@ int main(void) {
   bad |= check_bytes("rowsum", st.total.get_bytes, sizeof(float) * M * N, "athread_get");
   bad |= check_bytes("rowsum", st.total.put_bytes, sizeof(float) * M, "athread_put");
   printf("scale and rowsum: results and DMA bytes as expected\n");
+  {
+    const int64_t K = 37, P = 211; /* C[M, P] = a[M, K] * b[K, P] */
+    float *c = malloc(sizeof(float) * M * P);
+    int64_t k;
+    if (gemm(a, b, c, M, K, P) != 0 || tk_athread_last_stats(&st) != 0) return 1;
+    for (i = 0; i < M; ++i)
+      for (j = 0; j < P; ++j) {
+        float want = 0;
+        for (k = 0; k < K; ++k) want += a[i * K + k] * b[k * P + j];
+        if (c[i * P + j] != want) { /* small multiples of 0.5: exact */
+          fprintf(stderr, "FAIL: gemm C[%lld][%lld] = %g, expected %g\n", (long long)i, (long long)j, c[i * P + j], want);
+          return 1;
+        }
+      }
+    if (st.total.bcast_count == 0 || st.total.bcast_bytes < sizeof(float) * K * P) {
+      fprintf(stderr, "FAIL: gemm broadcast %llu bytes in %llu gets, expected B's blocks at least once\n",
+              (unsigned long long)st.total.bcast_bytes, (unsigned long long)st.total.bcast_count);
+      bad = 1;
+    }
+    printf("gemm: results as expected, %llu of %llu bytes read by broadcast\n",
+           (unsigned long long)st.total.bcast_bytes, (unsigned long long)st.total.get_bytes);
+    free(c);
+  }
   free(a);
   free(b);
   free(s);
