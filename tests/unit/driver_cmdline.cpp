@@ -73,7 +73,12 @@ TEST_CASE("driver: schedule and Sunway DMA choices") {
   CHECK((o->constructContractions && o->swtvmLdmSizing && !o->sunwayDoubleBuffer));
   o = parseCommandLine({"x.tk"}, &err);
   REQUIRE(o);
-  CHECK((o->constructContractions && !o->swtvmLdmSizing && o->sunwayDoubleBuffer));
+  CHECK((o->constructContractions && !o->swtvmLdmSizing && o->sunwayDoubleBuffer && o->sunwayBroadcast));
+  o = parseCommandLine({"x.tk", "--sunway-broadcast=off"}, &err);
+  REQUIRE(o);
+  CHECK_FALSE(o->sunwayBroadcast);
+  CHECK_FALSE(parseCommandLine({"x.tk", "--sunway-broadcast=maybe"}, &err));
+  CHECK(err == "invalid value 'maybe' for --sunway-broadcast (expected on or off)");
   CHECK_FALSE(parseCommandLine({"x.tk", "--sunway-dma=triple"}, &err));
   CHECK(err == "invalid value 'triple' for --sunway-dma (expected double or sync)");
   CHECK_FALSE(parseCommandLine({"x.tk", "--schedule=fast"}, &err));
