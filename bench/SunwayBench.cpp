@@ -7,8 +7,10 @@
 // buffered DMA), tkc-sync (the same without double buffering,
 // --sunway-dma=sync), swtvm (swTVM's LDM sizing, --schedule=swtvm, sync) and
 // untiled (the plain default schedule, --schedule=default, sync), no-merge
-// (one transfer per row) and no-bcast (no broadcast of shared operands,
-// --sunway-broadcast=off): the ablation tables of docs/sunway.md.
+// (one transfer per row), no-bcast (no broadcast of shared operands,
+// --sunway-broadcast=off), fixed64 (no LDM sizing, --schedule=fixed64) and
+// natural (no loop reordering, --sunway-loop-order=natural): the ablation
+// tables of docs/sunway.md.
 // Bytes moved and transfers include the CPEs' direct main-memory accesses
 // (TK_GMEM), which the model charges as synchronous transfers. Outputs of
 // the variants are compared with each other. Not a ctest.
@@ -48,6 +50,7 @@ const Variant kTkc{"tkc", {"--schedule=construct"}, ""},
     kSync{"tkc-sync", {"--schedule=construct", "--sunway-dma=sync"}, ""},
     kNoMerge{"no-merge", {"--schedule=construct"}, "-DTK_DMA_NO_MERGE"},
     kNoBcast{"no-bcast", {"--schedule=construct", "--sunway-broadcast=off"}, ""},
+    kFixed{"fixed64", {"--schedule=fixed64"}, ""}, kNatural{"natural", {"--sunway-loop-order=natural"}, ""},
     kSwtvm{"swtvm", {"--schedule=swtvm", "--sunway-dma=sync"}, ""},
     kUntiled{"untiled", {"--schedule=default", "--sunway-dma=sync"}, ""};
 
@@ -155,7 +158,7 @@ std::optional<construct::HardwareDesc> readHw(const std::string &path, SourceMan
 }
 
 std::vector<Case> cases() {
-  const std::vector<Variant> all{kTkc, kNoBcast, kSync, kNoMerge, kSwtvm, kUntiled},
+  const std::vector<Variant> all{kTkc, kNoBcast, kSync, kNoMerge, kFixed, kNatural, kSwtvm, kUntiled},
       tiled{kTkc, kSync, kNoMerge, kUntiled};
   auto nchw = [](int64_t c, int64_t f, int64_t hw) { return Shapes{{"N", 1}, {"C", c}, {"F", f}, {"H", hw}, {"W", hw}}; };
   Shapes act{{"N", 1}, {"C", 64}, {"H", 112}, {"W", 112}};

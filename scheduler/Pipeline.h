@@ -32,6 +32,14 @@ struct PipelineOptions {
   // Sunway contractions are tiled by swTVM's LDM sizing instead of the
   // fastest modelled tiling (tkc --schedule=swtvm; for comparison).
   bool swtvmLdmSizing = false;
+  // ... or without any LDM sizing: every buffer iterator at 64 elements,
+  // halved only where the buffers do not fit (tkc --schedule=fixed64; the
+  // ablation of swTVM's sizing).
+  bool sunwayFixedBuffers = false;
+  // Sunway tiles keep the op's loop order: the reduction inside the tile's
+  // own loops instead of outside them (tkc --sunway-loop-order=natural; the
+  // ablation of swTVM's loop reordering).
+  bool sunwayNaturalOrder = false;
   // Sunway: read-only LDM boxes at loop levels are double-buffered
   // (asynchronous DMA of the next box while computing on this one) where the
   // LDM has room (tkc --sunway-dma=sync turns it off, for comparison).

@@ -191,6 +191,13 @@ std::optional<DriverOptions> parseCommandLine(const std::vector<std::string> &ar
     else if (a == "--schedule=construct") o.constructContractions = true;
     else if (a == "--schedule=default") o.constructContractions = false;
     else if (a == "--schedule=swtvm") o.constructContractions = o.swtvmLdmSizing = true;
+    else if (a == "--schedule=fixed64") o.constructContractions = o.sunwayFixedBuffers = true;
+    else if (a == "--sunway-loop-order=natural") o.sunwayNaturalOrder = true;
+    else if (a == "--sunway-loop-order=reordered") o.sunwayNaturalOrder = false;
+    else if (startsWith(a, "--sunway-loop-order=")) {
+      *error = "invalid value '" + a.substr(20) + "' for --sunway-loop-order (expected reordered or natural)";
+      return std::nullopt;
+    }
     else if (a == "--sunway-dma=double") o.sunwayDoubleBuffer = true;
     else if (a == "--sunway-dma=sync") o.sunwayDoubleBuffer = false;
     else if (startsWith(a, "--sunway-dma=")) {
@@ -204,7 +211,7 @@ std::optional<DriverOptions> parseCommandLine(const std::vector<std::string> &ar
       return std::nullopt;
     }
     else if (startsWith(a, "--schedule=")) {
-      *error = "invalid value '" + a.substr(11) + "' for --schedule (expected construct, default or swtvm)";
+      *error = "invalid value '" + a.substr(11) + "' for --schedule (expected construct, default, swtvm or fixed64)";
       return std::nullopt;
     }
     else if (startsWith(a, "--rank=")) {
@@ -361,12 +368,18 @@ Construction optimizer (fills '?' holes, docs/construct.md):
   --schedule=default      keep the plain default schedule for them
   --schedule=swtvm        sunway: tile contractions by swTVM's LDM sizing instead of
                           the fastest modelled tiling (for comparison)
+  --schedule=fixed64      sunway: every LDM buffer iterator at 64 elements, without
+                          LDM sizing (for comparison)
   --sunway-dma=double     sunway: fetch the next LDM block while computing on this
                           one where the LDM has room (default)
   --sunway-dma=sync       sunway: every DMA completes before the code goes on
   --sunway-broadcast=on   sunway: run the CPEs in lockstep where an operand is shared
                           and broadcast its blocks from one CPE (default)
   --sunway-broadcast=off  sunway: every CPE fetches its own blocks
+  --sunway-loop-order=natural
+                          sunway: keep the reduction inside each tile's loops, as the
+                          op writes it (default reordered: reduction blocks outside;
+                          for comparison)
 Dependencies:
   (as gcc; a depfile lists the input, its imports, the --hw file and the
   --tuning-records/--policy files: everything that changes the output)

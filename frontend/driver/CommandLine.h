@@ -42,6 +42,8 @@ struct DriverOptions {
   std::string constructTraceFile; // --construct-trace=FILE
   bool constructContractions = true; // --schedule=construct (default) | default
   bool swtvmLdmSizing = false;        // --schedule=swtvm
+  bool sunwayFixedBuffers = false;    // --schedule=fixed64
+  bool sunwayNaturalOrder = false;    // --sunway-loop-order=natural | reordered (default)
   bool sunwayDoubleBuffer = true;     // --sunway-dma=double (default) | sync
   bool sunwayBroadcast = true;        // --sunway-broadcast=on (default) | off
   std::vector<std::pair<std::string, int64_t>> shapeHints; // --shape-hint=SYM=VALUE

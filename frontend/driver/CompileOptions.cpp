@@ -15,6 +15,8 @@ PipelineOptions pipelineOptions(const DriverOptions &o, const TargetDesc &target
   po.target = target;
   po.constructContractions = o.constructContractions;
   po.swtvmLdmSizing = o.swtvmLdmSizing;
+  po.sunwayFixedBuffers = o.sunwayFixedBuffers;
+  po.sunwayNaturalOrder = o.sunwayNaturalOrder;
   po.sunwayDoubleBuffer = o.sunwayDoubleBuffer;
   po.sunwayBroadcast = o.sunwayBroadcast;
   po.checkMappings = o.checkMappings;

@@ -117,8 +117,11 @@ LdmTiling costLdmTiling(const LoopNest &nest, const construct::HardwareDesc &hw,
   return out;
 }
 
-LdmTiling swtvmLdmTiling(const LoopNest &nest, const construct::HardwareDesc &hw, int64_t budgetBytes,
-                         bool doubleBuffer) {
+namespace {
+
+// swTVM's first guess, halved while it does not fit; then, with `grow`,
+// swTVM's greedy growth.
+std::vector<int64_t> swtvmTile(const LoopNest &nest, int64_t budgetBytes, bool grow) {
   size_t n = nest.dims.size();
   std::vector<bool> sizeIter(n, false);
   for (const Access &a : nest.accesses)
@@ -136,7 +139,7 @@ LdmTiling swtvmLdmTiling(const LoopNest &nest, const construct::HardwareDesc &hw
     if (*largest <= 1) break;
     *largest = (*largest + 1) / 2;
   }
-  for (bool grown = true; grown;) { // grow: double each in turn while it fits
+  for (bool grown = grow; grown;) { // grow: double each in turn while it fits
     grown = false;
     for (size_t d = 0; d < n; ++d) {
       if (!sizeIter[d]) continue;
@@ -145,6 +148,20 @@ LdmTiling swtvmLdmTiling(const LoopNest &nest, const construct::HardwareDesc &hw
       if (t[d] > tile[d] && fits(t)) tile = t, grown = true;
     }
   }
+  return tile;
+}
+
+} // namespace
+
+LdmTiling swtvmLdmTiling(const LoopNest &nest, const construct::HardwareDesc &hw, int64_t budgetBytes,
+                         bool doubleBuffer) {
+  std::vector<int64_t> tile = swtvmTile(nest, budgetBytes, true);
+  return costLdmTiling(nest, hw, tile, doubleBuffer && bufferBytes(nest, tile, true) <= double(budgetBytes));
+}
+
+LdmTiling fixedLdmTiling(const LoopNest &nest, const construct::HardwareDesc &hw, int64_t budgetBytes,
+                         bool doubleBuffer) {
+  std::vector<int64_t> tile = swtvmTile(nest, budgetBytes, false);
   return costLdmTiling(nest, hw, tile, doubleBuffer && bufferBytes(nest, tile, true) <= double(budgetBytes));
 }
 

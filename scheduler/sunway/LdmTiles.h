@@ -49,6 +49,12 @@ bool sharesAlong(const construct::LoopNest &nest, const construct::Access &a, in
 LdmTiling swtvmLdmTiling(const construct::LoopNest &nest, const construct::HardwareDesc &hw, int64_t budgetBytes,
                          bool doubleBuffer);
 
+// Without LDM sizing (the ablation of swTVM's): swTVM's first guess, every
+// sizeiter at min(extent, 64) and the others at 1, halved only while the
+// buffers do not fit `budgetBytes`, never grown.
+LdmTiling fixedLdmTiling(const construct::LoopNest &nest, const construct::HardwareDesc &hw, int64_t budgetBytes,
+                         bool doubleBuffer);
+
 // The tiling of least modelled time whose buffers fit `budgetBytes`, each
 // tiling costed double-buffered when `doubleBuffer` and its second input
 // buffers fit too, and with `broadcast` also in lockstep along each output

@@ -52,8 +52,9 @@ LdmTiling chooseTiles(const Assign &a, const Op &op, const PipelineOptions &opts
   int64_t budget = ldmCapacity(opts) - kStackReserve;
   const construct::HardwareDesc &hw = opts.construct->hw;
   bool twice = opts.sunwayDoubleBuffer;
-  return opts.swtvmLdmSizing ? swtvmLdmTiling(nest, hw, budget, twice)
-                             : fastestLdmTiling(nest, hw, budget, twice, opts.sunwayBroadcast);
+  if (opts.swtvmLdmSizing) return swtvmLdmTiling(nest, hw, budget, twice);
+  if (opts.sunwayFixedBuffers) return fixedLdmTiling(nest, hw, budget, twice);
+  return fastestLdmTiling(nest, hw, budget, twice, opts.sunwayBroadcast);
 }
 
 class SunwayHooks final : public TargetHooks {
@@ -71,7 +72,7 @@ public:
     for (const Assign &a : work->body) {
       if (tileOutputsApplies(a, nullptr)) {
         LdmTiling t = chooseTiles(a, *work, opts);
-        stmts.push_back(tileOutputs(a, *work, t.tile, t.spread));
+        stmts.push_back(tileOutputs(a, *work, t.tile, t.spread, opts.sunwayNaturalOrder));
         tiled = true;
       } else {
         stmts.push_back(defaultStatement(a, *work, opts.target));

@@ -61,7 +61,8 @@ bool tileOutputsApplies(const Assign &a, std::string *reason) {
   return true;
 }
 
-MStmtPtr tileOutputs(const Assign &a, const Op &op, const std::vector<int64_t> &tile, int spread) {
+MStmtPtr tileOutputs(const Assign &a, const Op &op, const std::vector<int64_t> &tile, int spread,
+                     bool reductionInside) {
   FreshNames fresh(op, a);
   Expr red = containsReduce(a.value) ? soleReduction(a.value, a.target->dtype) : nullptr;
   static const std::vector<IndexVar> none;
@@ -154,8 +155,9 @@ MStmtPtr tileOutputs(const Assign &a, const Op &op, const std::vector<int64_t> &
     Expr body = substitute(red->args[0], map);
     Expr identity = reductionIdentity(red->reduceOp, a.target->dtype);
     task.push_back(inTile.wrap(mStore(a.target, idx, identity, AccumOp::None, loc), loc));
-    MStmtPtr update = inTile.wrap(mStore(a.target, idx, body, accumFor(red->reduceOp), loc), loc);
-    task.push_back(blocks.wrap(inBlock.wrap(update, rloc), rloc));
+    MStmtPtr update = mStore(a.target, idx, body, accumFor(red->reduceOp), loc);
+    if (reductionInside) task.push_back(inTile.wrap(blocks.wrap(inBlock.wrap(update, rloc), rloc), loc));
+    else task.push_back(blocks.wrap(inBlock.wrap(inTile.wrap(update, loc), rloc), rloc));
     if (red != a.value) {
       // value = f(reduction) (avgpool's sum / k^2): f applied to the tile in LDM.
       Expr reduced = load(a.target, idx);

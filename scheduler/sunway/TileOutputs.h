@@ -48,7 +48,13 @@ bool tileOutputsApplies(const ir::Assign &a, std::string *reason);
 // neighbouring tiles along it and the same tiles along every other
 // dimension: an operand that does not depend on the spread dimension has
 // the same box on every CPE at each reduction block, which StageThroughLdm
-// fetches once and broadcasts. Requires tileOutputsApplies(a).
-ir::MStmtPtr tileOutputs(const ir::Assign &a, const ir::Op &op, const std::vector<int64_t> &tile, int spread = -1);
+// fetches once and broadcasts. With `reductionInside` a reduction's loops
+// stay inside the tile's own loops, as the op writes them (for (i, j) in
+// tile { for k_blk { for k { .. } } }), instead of around them: swTVM's
+// ablation without loop reordering, where the operand boxes can no longer
+// be fetched once per reduction block for the whole tile. Requires
+// tileOutputsApplies(a).
+ir::MStmtPtr tileOutputs(const ir::Assign &a, const ir::Op &op, const std::vector<int64_t> &tile, int spread = -1,
+                         bool reductionInside = false);
 
 } // namespace tk

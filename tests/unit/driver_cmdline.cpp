@@ -79,10 +79,15 @@ TEST_CASE("driver: schedule and Sunway DMA choices") {
   CHECK_FALSE(o->sunwayBroadcast);
   CHECK_FALSE(parseCommandLine({"x.tk", "--sunway-broadcast=maybe"}, &err));
   CHECK(err == "invalid value 'maybe' for --sunway-broadcast (expected on or off)");
+  o = parseCommandLine({"x.tk", "--schedule=fixed64", "--sunway-loop-order=natural"}, &err);
+  REQUIRE(o);
+  CHECK((o->sunwayFixedBuffers && o->sunwayNaturalOrder && !o->swtvmLdmSizing));
+  CHECK_FALSE(parseCommandLine({"x.tk", "--sunway-loop-order=random"}, &err));
+  CHECK(err == "invalid value 'random' for --sunway-loop-order (expected reordered or natural)");
   CHECK_FALSE(parseCommandLine({"x.tk", "--sunway-dma=triple"}, &err));
   CHECK(err == "invalid value 'triple' for --sunway-dma (expected double or sync)");
   CHECK_FALSE(parseCommandLine({"x.tk", "--schedule=fast"}, &err));
-  CHECK(err == "invalid value 'fast' for --schedule (expected construct, default or swtvm)");
+  CHECK(err == "invalid value 'fast' for --schedule (expected construct, default, swtvm or fixed64)");
 }
 
 TEST_CASE("driver: -mllvm collects LLVM's options in order") {

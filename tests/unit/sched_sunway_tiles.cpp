@@ -166,3 +166,41 @@ TEST_CASE("sunway tiles: double buffering overlaps the blocks fetched ahead with
   LdmTiling best = fastestLdmTiling(matmulNest(1024, 1024, 1024), hw, 56 * 1024, true);
   CHECK(best.ldmBytes <= 56 * 1024);
 }
+
+TEST_CASE("sunway tiles: without LDM sizing, buffer iterators stay at 64 elements") {
+  HardwareDesc hw = sunwayHw("sw26010");
+  LoopNest nest = matmulNest(1024, 1024, 1024); // dims i, j, k
+  LdmTiling fixed = fixedLdmTiling(nest, hw, 56 * 1024, false), sw = swtvmLdmTiling(nest, hw, 56 * 1024, false);
+  // swTVM's first guess (j and k index a lowest dimension), never grown.
+  CHECK(fixed.tile == std::vector<int64_t>{1, 64, 64});
+  CHECK(sw.tile == std::vector<int64_t>{1, 128, 64});
+  CHECK(fixed.dmaBytes > sw.dmaBytes);
+  CHECK(fixedLdmTiling(matmulNest(1024, 1024, 16), hw, 56 * 1024, false).tile[1] == 16);
+}
+
+TEST_CASE("sunway tiles: the natural loop order keeps the reduction inside the tile's loops") {
+  ir::OpPtr op = schedtest::matmulOp();
+  ir::Module m;
+  m.ops = {op};
+  m.exports = {{op->name, op, nullptr, {}}};
+  ConstructOptions co;
+  co.hw = sunwayHw("sw26010");
+  co.shapes = {{"M", 256}, {"K", 256}, {"N", 256}};
+  PipelineOptions opts;
+  opts.target.family = ir::TargetFamily::Sunway;
+  opts.construct = &co;
+  auto order = [&](bool natural) {
+    opts.sunwayNaturalOrder = natural;
+    schedtest::DiagFixture fx;
+    auto ks = scheduleModule(m, opts, fx.diags);
+    REQUIRE(ks.size() == 1);
+    std::string text = ir::printKernel(*ks[0]);
+    // The accumulation: its reduction block loop against the tile's column loop.
+    size_t blocks = text.find("for k_blk in"), update = text.find("+=");
+    size_t cols = text.rfind("for j in", update);
+    REQUIRE((blocks != std::string::npos && cols != std::string::npos));
+    return blocks < cols ? "reduction outside" : "reduction inside";
+  };
+  CHECK(std::string(order(false)) == "reduction outside");
+  CHECK(std::string(order(true)) == "reduction inside");
+}
