@@ -5,6 +5,7 @@
 #include "ir/LoopIR.h"
 #include "ir/Module.h"
 #include "scheduler/Pipeline.h"
+#include "scheduler/construct/FillHoles.h"
 #include "scheduler/construct/HardwareDesc.h"
 #include "source_module.h"
 
@@ -174,6 +175,26 @@ inline construct::HardwareDesc stdlibTarget(const std::string &name) {
   REQUIRE_MESSAGE(h, fx.messages());
   return *h;
 }
+
+// A module exporting matmulOp() alone, and the options that schedule it
+// for one Sunway core group of stdlib/targets/HW.hw at `shapes` (tests set
+// the Sunway switches of `options` as they need).
+struct SunwayMatmul {
+  ir::Module module;
+  construct::ConstructOptions construct;
+  PipelineOptions options;
+  explicit SunwayMatmul(const std::string &hw, std::map<std::string, int64_t> shapes = {}) {
+    ir::OpPtr op = matmulOp();
+    module.ops = {op};
+    module.exports = {{op->name, op, nullptr, {}}};
+    construct.hw = stdlibTarget(hw);
+    construct.shapes = std::move(shapes);
+    options.target.family = ir::TargetFamily::Sunway;
+    options.construct = &construct;
+  }
+  SunwayMatmul(const SunwayMatmul &) = delete; // options point at construct
+  SunwayMatmul &operator=(const SunwayMatmul &) = delete;
+};
 
 // The printed loop IR of lowerSource(src), function after function.
 inline std::string loopIRText(const std::string &src) {

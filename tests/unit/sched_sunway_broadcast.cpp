@@ -10,24 +10,12 @@
 
 #include <doctest/doctest.h>
 
-#include <fstream>
-#include <sstream>
-
 using namespace tk;
 using namespace tk::construct;
 
 namespace {
 
-HardwareDesc sw26010() {
-  std::ifstream in(std::string(TK_SOURCE_STDLIB_DIR) + "/targets/sw26010.hw");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  SourceManager sm;
-  DiagEngine diags(sm);
-  auto h = parseHardwareDesc(ss.str(), sm.addFile("sw26010.hw", ss.str()), diags);
-  REQUIRE(h);
-  return *h;
-}
+HardwareDesc sw26010() { return schedtest::stdlibTarget("sw26010"); }
 
 LoopNest matmulNest(int64_t m, int64_t k, int64_t n) {
   return buildLoopNest(*schedtest::matmulOp(), {{"M", m}, {"K", k}, {"N", n}});
@@ -35,19 +23,10 @@ LoopNest matmulNest(int64_t m, int64_t k, int64_t n) {
 
 // The matmul lowered for sunway at 1024^3, as loop IR.
 std::string lowered(bool broadcast) {
-  ir::OpPtr op = schedtest::matmulOp();
-  ir::Module m;
-  m.ops = {op};
-  m.exports = {{op->name, op, nullptr, {}}};
-  ConstructOptions co;
-  co.hw = sw26010();
-  co.shapes = {{"M", 1024}, {"K", 1024}, {"N", 1024}};
-  PipelineOptions opts;
-  opts.target.family = ir::TargetFamily::Sunway;
-  opts.construct = &co;
-  opts.sunwayBroadcast = broadcast;
+  schedtest::SunwayMatmul mm("sw26010", {{"M", 1024}, {"K", 1024}, {"N", 1024}});
+  mm.options.sunwayBroadcast = broadcast;
   schedtest::DiagFixture fx;
-  auto fs = lowerModule(m, opts, fx.diags);
+  auto fs = lowerModule(mm.module, mm.options, fx.diags);
   REQUIRE(fs.size() == 1);
   return ir::printLoweredFunc(fs[0]);
 }

@@ -11,26 +11,12 @@
 
 #include <doctest/doctest.h>
 
-#include <fstream>
-#include <sstream>
-
 using namespace tk;
 using namespace tk::construct;
 
 namespace {
 
-HardwareDesc sunwayHw(const std::string &name) {
-  std::ifstream in(std::string(TK_SOURCE_STDLIB_DIR) + "/targets/" + name + ".hw");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  SourceManager sm;
-  DiagEngine diags(sm);
-  std::ostringstream out;
-  diags.setStream(&out);
-  auto h = parseHardwareDesc(ss.str(), sm.addFile(name + ".hw", ss.str()), diags);
-  REQUIRE_MESSAGE(h, out.str());
-  return *h;
-}
+HardwareDesc sunwayHw(const std::string &name) { return schedtest::stdlibTarget(name); }
 
 LoopNest matmulNest(int64_t m, int64_t k, int64_t n) {
   return buildLoopNest(*schedtest::matmulOp(), {{"M", m}, {"K", k}, {"N", n}});
@@ -102,15 +88,9 @@ op spread(X: f32[M, N]) -> Y: f32[M] { Y[i] = (sum(j) X[i, j]) + (max(k) X[i, k]
 }
 
 TEST_CASE("sunway tiles: the pipeline tiles a matmul by the sizing asked for") {
-  ir::OpPtr op = schedtest::matmulOp();
-  ir::Module m;
-  m.ops = {op};
-  m.exports = {{op->name, op, nullptr, {}}};
-  ConstructOptions co;
-  co.hw = sunwayHw("sw26010");
-  PipelineOptions opts;
-  opts.target.family = ir::TargetFamily::Sunway;
-  opts.construct = &co;
+  schedtest::SunwayMatmul mm("sw26010");
+  const ir::Module &m = mm.module;
+  PipelineOptions &opts = mm.options;
   opts.swtvmLdmSizing = true;
   schedtest::DiagFixture fx;
   auto ks = scheduleModule(m, opts, fx.diags);
@@ -179,20 +159,11 @@ TEST_CASE("sunway tiles: without LDM sizing, buffer iterators stay at 64 element
 }
 
 TEST_CASE("sunway tiles: the natural loop order keeps the reduction inside the tile's loops") {
-  ir::OpPtr op = schedtest::matmulOp();
-  ir::Module m;
-  m.ops = {op};
-  m.exports = {{op->name, op, nullptr, {}}};
-  ConstructOptions co;
-  co.hw = sunwayHw("sw26010");
-  co.shapes = {{"M", 256}, {"K", 256}, {"N", 256}};
-  PipelineOptions opts;
-  opts.target.family = ir::TargetFamily::Sunway;
-  opts.construct = &co;
+  schedtest::SunwayMatmul mm("sw26010", {{"M", 256}, {"K", 256}, {"N", 256}});
   auto order = [&](bool natural) {
-    opts.sunwayNaturalOrder = natural;
+    mm.options.sunwayNaturalOrder = natural;
     schedtest::DiagFixture fx;
-    auto ks = scheduleModule(m, opts, fx.diags);
+    auto ks = scheduleModule(mm.module, mm.options, fx.diags);
     REQUIRE(ks.size() == 1);
     std::string text = ir::printKernel(*ks[0]);
     // The accumulation: its reduction block loop against the tile's column loop.
