@@ -131,7 +131,7 @@ void runOnce(e2e::NativeLibrary &lib, const ir::Op &op, const Shapes &shapes, co
       cpes.push_back({double(c.get_count + c.put_count + c.gmem_count),
                       double(c.get_bytes + c.put_bytes + c.gmem_bytes), double(c.flops), double(c.ahead_count),
                       double(c.ahead_bytes), double(c.bcast_count), double(c.bcast_bytes),
-                      double(c.bcast_ahead_count), double(c.bcast_ahead_bytes)});
+                      double(c.bcast_ahead_count), double(c.bcast_ahead_bytes), double(c.syn_count)});
       m.ldmPeak = std::max(m.ldmPeak, double(c.ldm_high_water));
     }
     m.seconds += spawnSeconds(cpes, hw);

@@ -89,7 +89,9 @@ LdmTiling costLdmTiling(const LoopNest &nest, const construct::HardwareDesc &hw,
   } else {
     // Lockstep rounds of `units` tiles along the spread dimension: CPE c
     // holds the tiles of its column of the rounds that exist; CPE 0 also
-    // issues the broadcasts (spawnSeconds charges every CPE for them).
+    // issues the broadcasts (spawnSeconds charges every CPE for them). Every
+    // CPE passes a barrier per shared block (two when synchronous; double
+    // buffered, one more before each tile's first block).
     double along = std::ceil(static_cast<double>(nest.dims[spread].extent) / static_cast<double>(tile[spread]));
     double q = std::ceil(along / units), others = outTiles / along;
     rounds = others * q;
@@ -97,6 +99,7 @@ LdmTiling costLdmTiling(const LoopNest &nest, const construct::HardwareDesc &hw,
       double n = others * std::ceil((along - c) / units);
       CpeWork w{perTile.transfers * n, perTile.bytes * n, perTile.flops * n};
       if (doubleBuffer) w.aheadBytes = block.bytes * ahead(n), w.aheadTransfers = block.transfers * ahead(n);
+      if (shared.transfers > 0) w.barriers = doubleBuffer ? rounds * (redBlocks + 1) : 2 * rounds * redBlocks;
       if (c == 0) {
         w.bcastTransfers = shared.transfers * redBlocks * rounds, w.bcastBytes = shared.bytes * redBlocks * rounds;
         if (doubleBuffer)

@@ -20,7 +20,7 @@ double cpeSeconds(const CpeWork &w, const construct::HardwareDesc &hw) {
   double share = mem.bandwidth / std::max(1, hw.units); // bytes per ns one CPE streams when all do
   auto dma = [&](double transfers, double bytes) { return transfers * mem.latency + bytes / share; };
   double compute = hw.gflopsF32 > 0 ? w.flops / hw.gflopsF32 : 0;
-  double ns = dma(w.transfers - w.aheadTransfers, w.bytes - w.aheadBytes) +
+  double ns = dma(w.transfers - w.aheadTransfers, w.bytes - w.aheadBytes) + w.barriers * mem.latency +
               std::max(dma(w.aheadTransfers, w.aheadBytes), compute);
   return ns * 1e-9;
 }
@@ -36,8 +36,7 @@ double spawnSeconds(const std::vector<CpeWork> &cpes, const construct::HardwareD
     CpeWork w = c < cpes.size() ? cpes[c] : CpeWork{};
     w.transfers -= w.bcastTransfers, w.bytes -= w.bcastBytes;
     w.aheadTransfers -= w.bcastAheadTransfers, w.aheadBytes -= w.bcastAheadBytes;
-    // The barriers' latency never overlaps: a synchronous transfer each.
-    w.transfers += 2 * bcast.transfers, w.bytes += bcast.bytes / units;
+    w.transfers += bcast.transfers, w.bytes += bcast.bytes / units;
     w.aheadTransfers += bcast.aheadTransfers, w.aheadBytes += bcast.aheadBytes / units;
     slowest = std::max(slowest, cpeSeconds(w, hw));
     bytes += w.bytes;

@@ -12,10 +12,10 @@
 // The spawn takes the slowest CPE's time, but never less than all bytes
 // over the core group's bandwidth. A broadcast (one CPE's get that lands in
 // every CPE) reads its bytes once at the core group's full bandwidth, and
-// every CPE waits for it between two array barriers: it is charged to
-// every CPE's timeline as one transfer plus one more latency for the
-// barriers (an assumption: the hardware description has no barrier cost),
-// its bytes a 1/units share on each. The FLOP rate is the vector peak: the
+// every CPE waits for it: it is charged to every CPE's timeline as one
+// transfer with a 1/units share of its bytes. Each barrier a CPE passes
+// costs one main-memory latency (an assumption: the hardware description
+// has no barrier cost) and overlaps nothing. The FLOP rate is the vector peak: the
 // model assumes the CPE compiler vectorizes the inner loops, so modelled
 // compute is a lower bound on time.
 #pragma once
@@ -33,6 +33,7 @@ struct CpeWork {
   // Of the transfers this CPE issued, the broadcasts (and of those, the
   // ones issued ahead): spawnSeconds spreads them over every CPE.
   double bcastTransfers = 0, bcastBytes = 0, bcastAheadTransfers = 0, bcastAheadBytes = 0;
+  double barriers = 0; // array barriers passed
 };
 
 // Requires hw to have a `global`-scope level (main memory) and a FLOP rate.

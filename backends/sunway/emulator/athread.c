@@ -200,6 +200,7 @@ static void add_cpe(tk_athread_cpe_stats *dst, const tk_athread_cpe_stats *s) {
   dst->bcast_bytes += s->bcast_bytes;
   dst->bcast_ahead_count += s->bcast_ahead_count;
   dst->bcast_ahead_bytes += s->bcast_ahead_bytes;
+  dst->syn_count += s->syn_count;
   dst->ahead_bytes += s->ahead_bytes;
   dst->gmem_count += s->gmem_count;
   dst->gmem_bytes += s->gmem_bytes;
@@ -318,6 +319,7 @@ int tk_athread_syn(int scope, int mask) {
   case COL_SCOPE: b = &g_col_bar[id % 8]; break;
   default: die("CPE %d: athread_syn scope %d unknown", id, scope); return -1;
   }
+  c->st.syn_count += 1;
   pthread_barrier_wait(b);
   if (scope == ARRAY_SCOPE) c->phase += 1; /* writes on either side of it do not race */
   return 0;

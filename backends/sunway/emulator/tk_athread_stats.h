@@ -25,6 +25,7 @@ typedef struct tk_athread_cpe_stats {
   uint64_t ahead_count, ahead_bytes; /* of the transfers above, those issued ahead (TK_DMA_AHEAD) */
   uint64_t bcast_count, bcast_bytes; /* of the gets, those broadcast (BCAST_MODE): read once, landing in many LDMs */
   uint64_t bcast_ahead_count, bcast_ahead_bytes; /* of the broadcasts, those issued ahead */
+  uint64_t syn_count;            /* athread_syn calls (barriers of any scope) */
   uint64_t gmem_count, gmem_bytes;   /* direct main-memory loads and stores (TK_GMEM), not DMA */
 } tk_athread_cpe_stats;
 
