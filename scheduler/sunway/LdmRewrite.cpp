@@ -101,7 +101,8 @@ LStmtPtr onFirstCpe(const std::string &cpe, LStmtPtr s, SourceLoc loc) {
 LStmtPtr barrier(SourceLoc loc) { return lStmt(LStmt::Kind::Barrier, loc); }
 
 // A get of `p`'s box: for a shared box, CPE 0's broadcast to every CPE.
-LStmtPtr boxGet(const LdmPlan &p, const std::vector<Expr> &o, const std::vector<Expr> &n, const TensorPtr &buf, SourceLoc loc) {
+LStmtPtr boxGet(const LdmPlan &p, const std::vector<Expr> &o, const std::vector<Expr> &n, const TensorPtr &buf,
+                SourceLoc loc) {
   LStmtPtr get = lDma(false, p.tensor, o, n, buf, loc);
   get->broadcast = p.shared;
   return get;
@@ -125,7 +126,7 @@ LStmtPtr wrap(const LStmtPtr &body, const LdmPlan &p, const std::string &cpe) {
       stmts.push_back(onFirstCpe(cpe, boxGet(p, o, n, buf, loc), loc));
       stmts.push_back(barrier(loc));
     } else if (p.get) {
-      stmts.push_back(lDma(false, p.tensor, o, n, buf, body->loc));
+      stmts.push_back(boxGet(p, o, n, buf, loc));
     }
     stmts.push_back(Redirect(p, buf, o, n, intImm(0)).mutateStmt(body));
     if (p.put) stmts.push_back(lDma(true, p.tensor, o, n, buf, body->loc));

@@ -87,8 +87,8 @@ MStmtPtr tileOutputs(const Assign &a, const Op &op, const std::vector<int64_t> &
   if (spread >= 0) digits.push_back(static_cast<size_t>(spread));
   for (size_t d = rank; d-- > 0;)
     if (static_cast<int>(d) != spread) digits.push_back(d);
-  // Lockstep: round r and CPE w (the mapping's two indices) stand for tile
-  // r * 64 + w, whose spread digit is (r % Q) * 64 + w (Q = count / 64): w
+  // Lockstep: round t (a loop every CPE runs) and CPE w stand for tile
+  // t * 64 + w, whose spread digit is (t % Q) * 64 + w (Q = count / 64): w
   // appears in no other digit, so the boxes of an operand that does not
   // depend on the spread dimension provably do not depend on the CPE.
   std::string w = spread >= 0 ? fresh("cpe") : "";
@@ -122,7 +122,8 @@ MStmtPtr tileOutputs(const Assign &a, const Op &op, const std::vector<int64_t> &
   // Loops in the output's dimension order, whatever the digits' order.
   std::sort(offsets.begin(), offsets.end(), [&](const auto &x, const auto &y) {
     auto pos = [&](const std::string &v) {
-      return std::find_if(a.vars.begin(), a.vars.end(), [&](const IndexVar &iv) { return iv.name == v; }) - a.vars.begin();
+      auto named = [&](const IndexVar &iv) { return iv.name == v; };
+      return std::find_if(a.vars.begin(), a.vars.end(), named) - a.vars.begin();
     };
     return pos(x.first) > pos(y.first);
   });
