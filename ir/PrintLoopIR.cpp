@@ -114,9 +114,9 @@ struct Printer {
       for (size_t i = 0; i < s->operands.size(); ++i) box += (i ? ", " : "") + printExpr(s->operands[i]);
       box += "]";
       std::string buf = s->buffer->name + (s->value ? "[" + printExpr(s->value) + "..]" : "");
-      std::string async = std::string(s->broadcast ? " broadcast" : "") + (s->async ? " async" : "");
-      if (s->put) os << "dma_put" << async << " " << buf << " -> " << box << ";\n";
-      else os << "dma_get" << async << " " << box << " -> " << buf << ";\n";
+      std::string flags = std::string(s->broadcast ? " broadcast" : "") + (s->async ? " async" : "");
+      if (s->put) os << "dma_put" << flags << " " << buf << " -> " << box << ";\n";
+      else os << "dma_get" << flags << " " << box << " -> " << buf << ";\n";
       return;
     }
     case LStmt::Kind::DmaWait: os << "dma_wait " << s->buffer->name << ";\n"; return;

@@ -31,8 +31,9 @@ double spawnSeconds(const std::vector<CpeWork> &cpes, const construct::HardwareD
     bcast.transfers += w.bcastTransfers, bcast.bytes += w.bcastBytes;
     bcast.aheadTransfers += w.bcastAheadTransfers, bcast.aheadBytes += w.bcastAheadBytes;
   }
+  // Every CPE of the core group waits for the broadcasts, idle or not.
   double units = std::max(1, hw.units), slowest = 0, bytes = 0;
-  for (size_t c = 0; c < static_cast<size_t>(units); ++c) {
+  for (size_t c = 0; c < std::max(cpes.size(), static_cast<size_t>(units)); ++c) {
     CpeWork w = c < cpes.size() ? cpes[c] : CpeWork{};
     w.transfers -= w.bcastTransfers, w.bytes -= w.bcastBytes;
     w.aheadTransfers -= w.bcastAheadTransfers, w.aheadBytes -= w.bcastAheadBytes;

@@ -196,12 +196,12 @@ static void add_cpe(tk_athread_cpe_stats *dst, const tk_athread_cpe_stats *s) {
   dst->put_bytes += s->put_bytes;
   dst->flops += s->flops;
   dst->ahead_count += s->ahead_count;
+  dst->ahead_bytes += s->ahead_bytes;
   dst->bcast_count += s->bcast_count;
   dst->bcast_bytes += s->bcast_bytes;
   dst->bcast_ahead_count += s->bcast_ahead_count;
   dst->bcast_ahead_bytes += s->bcast_ahead_bytes;
   dst->syn_count += s->syn_count;
-  dst->ahead_bytes += s->ahead_bytes;
   dst->gmem_count += s->gmem_count;
   dst->gmem_bytes += s->gmem_bytes;
   if (s->ldm_high_water > dst->ldm_high_water) dst->ldm_high_water = s->ldm_high_water;
