@@ -56,6 +56,8 @@ struct EmitOptions {
   // Names the LLVM module; the driver passes the input's file name, so the
   // output does not depend on the directory the build runs in.
   std::string moduleName;
+  // Threads a backend may compile on (>= 1; tkc -j).
+  int jobs = 1;
 };
 
 class Backend {

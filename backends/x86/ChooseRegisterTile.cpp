@@ -21,6 +21,13 @@ using ir::mentionsVar;
 // one-panel version reads A in place) is one block too: LLVM steps its
 // rows from one pointer by the row stride, and 6 row streams fit.
 static constexpr int64_t kMaxRows = 4, kMaxPackedRows = 6;
+// A window sum or max (no broadcast operand: pooling) is bound by its
+// loads, two per cycle; 8 independent accumulator chains cover that at an
+// add's latency of 4 cycles. Wider blocks only run on rows of >= 256
+// floats, and each vector of a block is also emitted once more in its
+// edge path: at 30 vectors (the register file's limit) avgpool2d's
+// object was 96 KB and 1.7 s of LLVM; at 8, see docs/performance.md.
+static constexpr int64_t kMaxWindowVectors = 8;
 
 static bool broadcastRowsAdjacent(const ContractionNest &nest) {
   if (!nest.bcast || !nest.rowLoop || (nest.kLoops.size() < 2 && nest.rows > kMaxPackedRows)) return false;
@@ -40,7 +47,7 @@ RegisterTile chooseRegisterTile(const ContractionNest &nest, const CpuTarget &ta
   // One row: the accumulators, the broadcast and one operand in flight (the
   // vector operand can be an FMA memory operand). Several rows share each
   // loaded vector operand, so those stay live too.
-  t.vectorsPerRow = std::min(needed, regs - 2);
+  t.vectorsPerRow = std::min({needed, regs - 2, nest.bcast ? regs : kMaxWindowVectors});
   int64_t fit = std::max<int64_t>(1, (regs - 1 - t.vectorsPerRow) / t.vectorsPerRow);
   int64_t maxRows = broadcastRowsAdjacent(nest) || nest.rows <= kMaxPackedRows ? kMaxPackedRows : kMaxRows;
   t.rowsPerBlock = nest.rows == 1 ? 1 : std::min({nest.rows, fit, maxRows});

@@ -46,7 +46,8 @@ public:
     std::vector<backend::Output> outs;
     for (backend::OutputKind kind : kinds) {
       backend::Output o{kind, suffix(kind), {}};
-      if (!emitCpuCode(funcs, cpu, options.optLevel, codegenOutput(kind), options.moduleName, o.bytes, diags))
+      if (!emitCpuCode(funcs, cpu, options.optLevel, codegenOutput(kind), options.moduleName, o.bytes, diags,
+                       options.jobs))
         return std::nullopt;
       outs.push_back(std::move(o));
     }

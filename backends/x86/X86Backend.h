@@ -32,13 +32,16 @@ enum class CodegenOutput { LLVMIR, Assembly, Object };
 // Registers LLVM's x86 target (once per process; later calls do nothing).
 void initializeX86Backend();
 
-// Translates the functions into one LLVM module named after `moduleName`
-// and writes the requested form to `out` (bytes). Output is deterministic:
-// the same input gives byte-identical output. Returns false after
-// reporting an error.
+// Translates the functions into LLVM IR named after `moduleName` and writes
+// the requested form to `out` (bytes): LLVM IR and assembly from one
+// module; an object of several exports from one module per export,
+// compiled on `jobs` threads and joined by the system linker (one module
+// when there is none). Output is deterministic: the same input gives
+// byte-identical output, whatever `jobs`. Returns false after reporting an
+// error.
 bool emitCpuCode(const std::vector<ir::LoweredFunc> &funcs, const CpuTarget &target, int optLevel,
                  CodegenOutput kind, const std::string &moduleName, std::string &out,
-                 DiagEngine &diags);
+                 DiagEngine &diags, int jobs = 1);
 
 // The registry's x86 backend (family cpu): the targets above, LLVM IR,
 // assembly and objects through emitCpuCode, headers in the CPU ABI.

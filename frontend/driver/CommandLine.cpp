@@ -127,6 +127,20 @@ std::optional<DriverOptions> parseCommandLine(const std::vector<std::string> &ar
     else if (a == "-MP") o.depPhony = true;
     else if (a == "-Werror") o.werror = true;
     else if (a.size() == 3 && startsWith(a, "-O") && a[2] >= '0' && a[2] <= '3') o.optLevel = a[2] - '0';
+    else if (startsWith(a, "-j") || startsWith(a, "--jobs=")) {
+      if (a == "-j" && i + 1 >= args.size()) {
+        *error = "missing argument to '-j'";
+        return std::nullopt;
+      }
+      v = a == "-j" ? args[++i] : a.substr(startsWith(a, "--jobs=") ? 7 : 2);
+      char *end = nullptr;
+      long n = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || n < 1 || n > 256) {
+        *error = "'" + v + "' is not a thread count for -j (1 to 256)";
+        return std::nullopt;
+      }
+      o.jobs = static_cast<int>(n);
+    }
     else if (a == "-mllvm") {
       if (i + 1 >= args.size()) {
         *error = "missing argument to '-mllvm'";
@@ -329,6 +343,9 @@ Output:
   --header=FILE, -h FILE  also write the C header to FILE in the same run
   -O0 -O1 -O2 -O3         LLVM optimization level (default -O2)
   -mllvm ARG              pass ARG to LLVM's option parser (as clang's -mllvm)
+  -j N, --jobs=N          compile a CPU object's exports on N threads (default: one
+                          per core; -j1 under a parallel make that fills the cores);
+                          the object does not depend on N
   --target=NAME           host | x86_64 | x86_64-avx2 | x86_64-avx512
                           | x86_64-avx512vnni (default host)
                           | cuda-sm_80 | cuda-sm_90 | cuda-sm_90a | cuda (= cuda-sm_90);

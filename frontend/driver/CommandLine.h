@@ -19,6 +19,7 @@ struct DriverOptions {
   EmitKind emit = EmitKind::Obj;
   int optLevel = 2;
   std::vector<std::string> llvmArgs; // -mllvm ARG: options for LLVM's passes (clang's -mllvm)
+  int jobs = 0;              // -j N, --jobs=N: code-generation threads; 0 = one per core
   std::string target = "host";
   std::vector<std::string> includeDirs;
   std::string stdlibDir;     // empty: TK_STDLIB / installed / source default

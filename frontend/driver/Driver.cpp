@@ -32,6 +32,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <thread>
 #include <unistd.h>
 
 namespace tk::driver {
@@ -214,7 +215,8 @@ Compiled emitFromModule(const DriverOptions &o, const Input &in, const ir::Modul
   std::vector<backend::OutputKind> kinds = build ? be.buildOutputs() : std::vector{outputKind(o.emit)};
   // The module is named after the file's basename so output does not
   // depend on the directory the build runs in.
-  backend::EmitOptions eo{o.optLevel, fs::path(in.name).filename().string()};
+  backend::EmitOptions eo{o.optLevel, fs::path(in.name).filename().string(),
+                          o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))};
   std::optional<std::vector<backend::Output>> outs = be.emit(funcs, target, eo, kinds, diags);
   if (!outs) return std::nullopt;
   std::vector<CompiledFile> files;

@@ -449,6 +449,45 @@ dump_after_each_pass)
   expect_rc 0 "$TKC" add.tk -I inc --target=x86_64 --emit=tensor --dump-after-each-pass
   [ ! -s err.txt ] || fail "dump before scheduling: $(head -3 err.txt)"
   ;;
+parallel_codegen)
+  # An object of several exports: one LLVM module per export, compiled on
+  # -j threads and joined by `ld -r` (docs/driver.md). The object does not
+  # depend on the thread count, defines every export, and links and runs.
+  for j in 1 2 4; do expect_rc 0 "$TKC" add.tk -I inc --target=x86_64 -O2 -j$j -o add.j$j.o; done
+  cmp -s add.j1.o add.j2.o && cmp -s add.j1.o add.j4.o || fail "the object depends on -j"
+  expect_rc 0 "$TKC" add.tk -I inc --target=x86_64 --jobs=2 -o add.o
+  cmp -s add.o add.j1.o || fail "--jobs=2 differs from -j2"
+  [ "$(nm add.o | awk '$2 == "T" {print $3}' | sort | tr '\n' ' ')" = "add scale " ] || fail "exports: $(nm add.o)"
+  readelf -SW add.o | grep -q 'note.GNU-stack' || fail "joined object lost .note.GNU-stack"
+  cat > use.c <<'C'
+#include "add.h"
+#include <stdio.h>
+int main(void) {
+  float a[3] = {1, 2, 3}, b[3] = {4, 5, 6}, c[3];
+  if (add(a, b, c, 3) != 0 || scale(a, 2.0f, b, 3) != 0) return 1;
+  printf("%g %g\n", c[2], b[1]);
+  return 0;
+}
+C
+  expect_rc 0 "$TKC" add.tk -I inc --emit=header -o add.h
+  cc -std=c99 -Wall -Werror use.c add.o "$RT" -lm -lpthread -o use || fail "link"
+  [ "$(./use)" = "9 4" ] || fail "run: $(./use)"
+  readelf -lW use | grep GNU_STACK | grep -q RWE && fail "executable stack"
+  # Without a linker: one module, as before.
+  TK_LD=/nonexistent expect_rc 0 "$TKC" add.tk -I inc --target=x86_64 -o add1.o
+  cc -std=c99 -Wall -Werror use.c add1.o "$RT" -lm -lpthread -o use1 || fail "link without ld"
+  [ "$(./use1)" = "9 4" ] || fail "run without ld: $(./use1)"
+  # A linker that fails is an internal error (exit 4), never a bad object.
+  TK_LD=/bin/false expect_rc 4 "$TKC" add.tk -I inc --target=x86_64 -o add2.o
+  grep -q "joining the exports' objects: /bin/false -r failed" err.txt || fail "linker failure message: $(cat err.txt)"
+  [ ! -e add2.o ] || fail "an object written after the linker failed"
+  for bad in -j0 -jx --jobs=300 --jobs=; do
+    expect_rc 2 "$TKC" add.tk -I inc $bad
+    grep -q "is not a thread count for -j (1 to 256)" err.txt || fail "$bad: $(cat err.txt)"
+  done
+  expect_rc 2 "$TKC" add.tk -I inc -j
+  grep -q "missing argument to '-j'" err.txt || fail "-j without a count: $(cat err.txt)"
+  ;;
 explain_cli)
   # `tkc explain`: the report beside the input by default, diagnostics on
   # stderr as in a compile, a report with the errors (exit 1) for a file
