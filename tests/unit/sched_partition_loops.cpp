@@ -54,6 +54,28 @@ kernel gather_k implements gather on cpu {
   CHECK(tests == 2);
 }
 
+TEST_CASE("specialize scalars: a scalar scaling only outer loops gets no copy") {
+  // `dil` multiplies only the window variable s; x, which indexes the
+  // output, reads with stride 1 whatever dil is: no copies.
+  std::string text = schedtest::loopIRText(R"(op dilated(X: f32[N, W], dil: i64) -> Y: f32[N, W - 2 * dil]
+  where dil >= 1, W >= 2 * dil
+{
+  Y[n, x] = sum(s < 3) (X[n, x + s * dil] else 0);
+})");
+  CHECK(text.find("if (dil == 1)") == std::string::npos);
+  CHECK(text.find("if (dil == 2)") == std::string::npos);
+  // With a stride on x as well: copies for stride 1 and 2, dil 1 in both,
+  // none for dil 2.
+  text = schedtest::loopIRText(R"(op both(X: f32[N, W], stride: i64, dil: i64) -> Y: f32[N, (W - 2 * dil - 1) / stride + 1]
+  where stride >= 1, dil >= 1, W >= 2 * dil + 1
+{
+  Y[n, x] = sum(s < 3) (X[n, x * stride + s * dil] else 0);
+})");
+  CHECK(text.find("if (stride == 1 && dil == 1) {") != std::string::npos);
+  CHECK(text.find("if (stride == 2 && dil == 1) {") != std::string::npos);
+  CHECK(text.find("dil == 2") == std::string::npos);
+}
+
 TEST_CASE("partition loops: a loop over outputs splits at the window's edges") {
   std::string text = schedtest::loopIRText(R"(op shift(X: f32[N, W]) -> Y: f32[N, W] {
   Y[n, x] = max(s < 3) ((X[n, x + s - 1] else -inf) * 2.0);
