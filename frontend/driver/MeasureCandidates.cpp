@@ -36,6 +36,15 @@ std::function<costmodel::Latency(const ir::KernelPtr &)> measureCandidates(const
                                                                            std::map<std::string, int64_t> shapes) {
   return [target, shapes](const ir::KernelPtr &k) {
     auto jit = compileCandidate(k, target, shapes);
+    // A call of a quarter second or more (assumed shapes far larger than
+    // the kernel's use, or a slow candidate) is timed once: five samples
+    // and a warm-up would hold the compile for seconds per candidate, and
+    // at that length one call's noise is small.
+    using Clock = std::chrono::steady_clock;
+    Clock::time_point t0 = Clock::now();
+    if (jit->call() != 0) return costmodel::Latency{std::numeric_limits<double>::infinity(), 0, 0};
+    double first = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (first >= kSlowCallSec) return costmodel::Latency{first, 1, 0};
     return measureInterleaved({jit.get()}, 5, 0.004).front();
   };
 }

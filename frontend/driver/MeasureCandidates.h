@@ -24,9 +24,13 @@ namespace tk::driver {
 std::unique_ptr<looptune::JitKernel> compileCandidate(const ir::KernelPtr &k, const CpuTarget &target,
                                                       const std::map<std::string, int64_t> &shapes);
 
+// A call at least this long is timed once (measureCandidates).
+inline constexpr double kSlowCallSec = 0.25;
+
 // The latency of one call of a kernel, compiled by compileCandidate and
 // timed by measureInterleaved on its own (5 samples of at least 4 ms after
-// a warm-up; the median counts) with random f32/f64 inputs; shape symbols
+// a warm-up; the median counts; a first call of kSlowCallSec or more is
+// the latency itself, runs = 1) with random f32/f64 inputs; shape symbols
 // and integer scalars take `shapes` or construction's defaults
 // (assumedValues). A call returning a non-zero status (the assumed shapes
 // break the op's `where` constraints) counts as infinitely slow.

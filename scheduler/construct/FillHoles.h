@@ -3,6 +3,7 @@
 #include "ir/Diagnostics.h"
 #include "ir/MappingIR.h"
 #include "scheduler/construct/Gensor.h"
+#include "scheduler/costmodel/Decisions.h"
 #include "scheduler/costmodel/Records.h"
 
 #include <functional>
@@ -47,14 +48,28 @@ struct HoleRole {
 std::optional<HoleRole> holeRole(const ir::Kernel &k, const LoopNest &nest, const HardwareDesc &hw, int holeId,
                                  const std::map<std::string, int64_t> &shapes);
 
+// The decisions of an assignment of a kernel's holes, for records and the
+// cost model: the nest's primitives (costmodel::nestDecisions), then per
+// hole, in the kernel's order, the loop its value makes of its role's
+// dimension as a `nest_loop` (dimension, step = the value, iterations,
+// tail), the primitive LoopTune's loops use (docs/records.md).
+costmodel::DecisionSequence holeDecisions(const LoopNest &nest, const HardwareDesc &hw,
+                                          const std::vector<std::pair<HoleRole, int64_t>> &holes);
+
 // Takes a verified kernel; returns a copy whose valueless holes carry the
 // values the optimizer chose: it constructs a tiling for the op's nest
 // (runGensor), takes for each hole the candidate nearest (in log scale) to
 // the tile of its role (a hole without candidates may take any integer up
 // to 1024 and powers of two up to 65536), and, when a `require` then evaluates to false,
 // tries the next-nearest assignments (at most 4096). Holes with a value
-// keep it. Returns nullptr after reporting, at the hole or the `require`,
-// why no legal assignment exists.
+// keep it. With opts.rankByModel or opts.measure set, the candidates are
+// the nearest legal assignments to each of Gensor's ranked states
+// (distinct; up to opts.modelCandidates, else opts.measureTopK), ordered by
+// the model's score, and the fastest of the first opts.measureTopK timed
+// is taken (a tie keeps the first; timing stops once the calls timed add
+// up to 2 s); each timed one goes to opts.recordMeasured (candidate
+// "holes-gensor"). Returns nullptr after
+// reporting, at the hole or the `require`, why no legal assignment exists.
 ir::KernelPtr fillHolesByConstruction(const ir::Kernel &k, const ConstructOptions &opts, DiagEngine &diags);
 
 } // namespace tk::construct

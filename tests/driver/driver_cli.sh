@@ -170,6 +170,31 @@ rank_measure)
   expect_rc 0 "$TKC" mm.tk --rank=measure --shape-hint=M=96 --shape-hint=K=64 --shape-hint=N=80 -o mm.o
   expect_rc 2 "$TKC" mm.tk --rank=measure --target=cuda-sm_80 --emit=ptx
   grep -q 'needs a GPU run' err.txt || fail "cuda --rank=measure message"
+  # A kernel's holes: every legal point of the template is timed (3 of the
+  # 4: 8 x 64 breaks the require), recorded with a nest_loop per hole whose
+  # step is its value, and one of them is built.
+  cat > holes.tk <<'TK'
+import "mm.tk";
+kernel mmh implements mm on cpu {
+  let T = ? in {4, 8};
+  let U = ? in {32, 64};
+  require T * U <= 256;
+  for (bi, bj) in spatial(cdiv(M, T), cdiv(N, U)) on cores {
+    for (i, j) in repeat(T, U) {
+      C[bi*T + i, bj*U + j] = 0;
+      for k in 0..K { C[bi*T + i, bj*U + j] += A[bi*T + i, k] * B[k, bj*U + j]; }
+    }
+  }
+}
+TK
+  rm -f holes.jsonl
+  expect_rc 0 "$TKC" holes.tk --rank=measure --measure-top=8 --shape-hint=M=64 --shape-hint=K=32 --shape-hint=N=64 \
+    --records-out=holes.jsonl --construct-trace=trace.txt -o holes.o
+  [ "$(grep -c '"candidate":"holes-gensor"' holes.jsonl)" = 3 ] || fail "hole records: $(cat holes.jsonl)"
+  grep -q '{"k":"nest_loop","n":\[1.0,64.0,1.0,0.0\],"s":\["j"\]}' holes.jsonl || fail "no nest_loop for U = 64: $(head -1 holes.jsonl)"
+  grep -q '{"k":"nest_loop","n":\[0.0,8.0,8.0,0.0\],"s":\["i"\]}' holes.jsonl || fail "no nest_loop for T = 8"
+  [ "$(grep -c '^// measured ?0 = ' trace.txt)" = 3 ] || fail "trace: $(cat trace.txt)"
+  grep -q '^// chosen: ?0 = [48] ?1 = \(32\|64\)$' trace.txt || fail "no choice in the trace"
   ;;
 cost_model)
   # Records from timed candidates, a model trained on them, and that model

@@ -253,6 +253,91 @@ TEST_CASE("construct: holes take candidates and satisfy require") {
   CHECK(*again->holes[1].value == U);
 }
 
+TEST_CASE("construct: holes ranked by measurement and by the model, with records") {
+  ir::Module m = module(R"(import "std/linalg.tk";
+kernel mm implements matmul on cpu {
+  let T = ? in {2, 4, 8};
+  let U = ? in {16, 32, 64};
+  require T * U <= 256;
+  for (bi, bj) in spatial(cdiv(M, T), cdiv(N, U)) on cores {
+    register acc: f32[T, U];
+    for (i, j) in repeat(T, U) { acc[i, j] = 0; }
+    for k in 0..K {
+      for (i, j) in repeat(T, U) { acc[i, j] += A[bi*T + i, k] * B[k, bj*U + j]; }
+    }
+    for (i, j) in repeat(T, U) { C[bi*T + i, bj*U + j] = acc[i, j]; }
+  }
+}
+)");
+  const ir::Kernel &k = *m.kernels.back();
+  ConstructOptions co;
+  co.hw = target("zen5-2c");
+  co.shapes = {{"M", 512}, {"N", 512}, {"K", 512}};
+  schedtest::DiagFixture fx;
+  ir::KernelPtr plain = fillHolesByConstruction(k, co, fx.diags);
+  REQUIRE(plain);
+  auto valuesOf = [](const ir::Kernel &f) { return std::make_pair(*f.holes[0].value, *f.holes[1].value); };
+
+  // Timing: every legal point is a candidate (8 of the 9: 8 x 64 > 256),
+  // the fastest is taken and each timed one recorded, with a nest_loop per
+  // hole whose step is its value.
+  co.measureTopK = 16;
+  std::vector<std::pair<int64_t, int64_t>> timed;
+  co.measure = [&](const ir::KernelPtr &c) {
+    auto [T, U] = valuesOf(*c);
+    timed.push_back({T, U});
+    costmodel::Latency l;
+    l.median = 1e-3 * (T == 4 && U == 16 ? 1.0 : 2.0 + T + U); // 4 x 16 is the fastest
+    l.runs = 5;
+    return l;
+  };
+  std::vector<costmodel::DecisionSequence> recorded;
+  co.recordMeasured = [&](const ir::Op &op, const costmodel::DecisionSequence &seq, const std::string &origin,
+                          const costmodel::Latency &) {
+    CHECK(op.name == "matmul");
+    CHECK(origin == "holes-gensor");
+    recorded.push_back(seq);
+  };
+  ir::KernelPtr measured = fillHolesByConstruction(k, co, fx.diags);
+  REQUIRE(measured);
+  CHECK(fx.messages() == "");
+  CHECK(timed.size() == 8);
+  CHECK(timed.front() == valuesOf(*plain)); // the construction's own pick first
+  CHECK(valuesOf(*measured) == std::make_pair<int64_t, int64_t>(4, 16));
+  REQUIRE(recorded.size() == 8);
+  const costmodel::DecisionSequence &seq = recorded.front();
+  REQUIRE(seq.size() >= 2);
+  const costmodel::Primitive &last = seq.back(), &before = seq[seq.size() - 2];
+  CHECK(before.kind == costmodel::PrimitiveKind::NestLoop);
+  CHECK(last.kind == costmodel::PrimitiveKind::NestLoop);
+  CHECK(before.numbers == std::vector<double>{0, double(timed.front().first), 512.0 / timed.front().first, 0});
+  CHECK(last.names == std::vector<std::string>{"j"});
+
+  // Calls adding up to more than 2 s stop the timing: the rest keep their rank.
+  timed.clear();
+  co.measure = [&](const ir::KernelPtr &c) {
+    timed.push_back(valuesOf(*c));
+    return costmodel::Latency{timed.size() == 1 ? 3.0 : 1.0, 1, 0};
+  };
+  co.recordMeasured = nullptr;
+  ir::KernelPtr budget = fillHolesByConstruction(k, co, fx.diags);
+  REQUIRE(budget);
+  CHECK(timed.size() == 1);
+  CHECK(valuesOf(*budget) == valuesOf(*plain));
+
+  // The model alone: its best-scored point, no timing.
+  co.measure = nullptr;
+  co.recordMeasured = nullptr;
+  co.rankByModel = [](const std::vector<costmodel::DecisionSequence> &seqs) {
+    std::vector<double> score;
+    for (const auto &q : seqs) score.push_back(q.back().numbers[1] == 32 && q[q.size() - 2].numbers[1] == 8 ? 1.0 : 0.0);
+    return score;
+  };
+  ir::KernelPtr ranked = fillHolesByConstruction(k, co, fx.diags);
+  REQUIRE(ranked);
+  CHECK(valuesOf(*ranked) == std::make_pair<int64_t, int64_t>(8, 32));
+}
+
 TEST_CASE("construct: no legal assignment is reported at the require") {
   std::string src = kHoleKernel;
   src.replace(src.find("require T != 6;"), 15, "require T > 6; ");
