@@ -64,12 +64,12 @@ transaction = 32
 
 ir::Module module(const std::string &src) { return unittest::moduleFromSource(src); }
 
-const char *kHoleKernel = R"(import "std/linalg.tk";
+// A register-tiled matmul kernel whose T x U tile is declared by `holes`
+// (the `let`s and `require`s of T and U).
+std::string holeKernel(const std::string &holes) {
+  return R"(import "std/linalg.tk";
 kernel mm implements matmul on cpu {
-  let T = ? in {3, 5, 6};
-  let U = ?;
-  require U % 48 == 0;
-  require T != 6;
+)" + holes + R"(
   for (bi, bj) in spatial(cdiv(M, T), cdiv(N, U)) on cores {
     register acc: f32[T, U];
     for (i, j) in repeat(T, U) { acc[i, j] = 0; }
@@ -80,6 +80,9 @@ kernel mm implements matmul on cpu {
   }
 }
 )";
+}
+
+const std::string kHoleKernel = holeKernel("  let T = ? in {3, 5, 6};\n  let U = ?;\n  require U % 48 == 0;\n  require T != 6;");
 
 } // namespace
 
@@ -254,21 +257,7 @@ TEST_CASE("construct: holes take candidates and satisfy require") {
 }
 
 TEST_CASE("construct: holes ranked by measurement and by the model, with records") {
-  ir::Module m = module(R"(import "std/linalg.tk";
-kernel mm implements matmul on cpu {
-  let T = ? in {2, 4, 8};
-  let U = ? in {16, 32, 64};
-  require T * U <= 256;
-  for (bi, bj) in spatial(cdiv(M, T), cdiv(N, U)) on cores {
-    register acc: f32[T, U];
-    for (i, j) in repeat(T, U) { acc[i, j] = 0; }
-    for k in 0..K {
-      for (i, j) in repeat(T, U) { acc[i, j] += A[bi*T + i, k] * B[k, bj*U + j]; }
-    }
-    for (i, j) in repeat(T, U) { C[bi*T + i, bj*U + j] = acc[i, j]; }
-  }
-}
-)");
+  ir::Module m = module(holeKernel("  let T = ? in {2, 4, 8};\n  let U = ? in {16, 32, 64};\n  require T * U <= 256;"));
   const ir::Kernel &k = *m.kernels.back();
   ConstructOptions co;
   co.hw = target("zen5-2c");
