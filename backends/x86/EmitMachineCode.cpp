@@ -16,6 +16,7 @@
 #include <memory>
 #include <numeric>
 #include <set>
+#include <system_error>
 #include <thread>
 
 namespace tk {
@@ -72,8 +73,11 @@ void compileParts(std::vector<Part> &parts, const CpuTarget &target, int optLeve
                    [&](size_t a, size_t b) { return parts[a].instructions > parts[b].instructions; });
   std::atomic<size_t> next{0};
   std::vector<std::exception_ptr> errors(parts.size());
-  auto work = [&] {
-    std::unique_ptr<llvm::TargetMachine> tm = createCpuTargetMachine(target, optLevel);
+  size_t threads = std::min(parts.size(), static_cast<size_t>(std::max(jobs, 1)));
+  // Made here, so that a failure to make one is reported, not thrown inside a thread.
+  std::vector<std::unique_ptr<llvm::TargetMachine>> machines;
+  for (size_t t = 0; t < threads; ++t) machines.push_back(createCpuTargetMachine(target, optLevel));
+  auto work = [&](llvm::TargetMachine *tm) {
     for (size_t i; (i = next.fetch_add(1)) < order.size();) {
       Part &p = parts[order[i]];
       try {
@@ -85,10 +89,15 @@ void compileParts(std::vector<Part> &parts, const CpuTarget &target, int optLeve
       p.module.reset();
     }
   };
-  size_t threads = std::min(parts.size(), static_cast<size_t>(std::max(jobs, 1)));
   std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
+  for (size_t t = 1; t < threads; ++t) {
+    try {
+      pool.emplace_back(work, machines[t].get());
+    } catch (const std::system_error &) {
+      break; // no thread to be had: the ones running share the parts
+    }
+  }
+  work(machines[0].get());
   for (std::thread &t : pool) t.join();
   for (std::exception_ptr &e : errors)
     if (e) std::rethrow_exception(e);
