@@ -64,9 +64,11 @@ size_t instructionCount(const llvm::Module &m) {
 
 // Optimizes and compiles every part on min(jobs, parts) threads, the
 // largest first so that the longest compile starts at once. Each thread
-// has its own TargetMachine; each part its own LLVMContext, so the threads
-// share no LLVM state. The objects do not depend on the thread count.
-void compileParts(std::vector<Part> &parts, const CpuTarget &target, int optLevel, int jobs) {
+// has its own TargetMachine (the caller's `first` for this one) and each
+// part its own LLVMContext, so the threads share no LLVM state. The
+// objects do not depend on the thread count.
+void compileParts(std::vector<Part> &parts, llvm::TargetMachine &first, const CpuTarget &target, int optLevel,
+                  int jobs) {
   std::vector<size_t> order(parts.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
@@ -74,9 +76,10 @@ void compileParts(std::vector<Part> &parts, const CpuTarget &target, int optLeve
   std::atomic<size_t> next{0};
   std::vector<std::exception_ptr> errors(parts.size());
   size_t threads = std::min(parts.size(), static_cast<size_t>(std::max(jobs, 1)));
-  // Made here, so that a failure to make one is reported, not thrown inside a thread.
+  // `first` for the calling thread; the others' made here, so that a
+  // failure to make one is reported, not thrown inside a thread.
   std::vector<std::unique_ptr<llvm::TargetMachine>> machines;
-  for (size_t t = 0; t < threads; ++t) machines.push_back(createCpuTargetMachine(target, optLevel));
+  for (size_t t = 1; t < threads; ++t) machines.push_back(createCpuTargetMachine(target, optLevel));
   auto work = [&](llvm::TargetMachine *tm) {
     for (size_t i; (i = next.fetch_add(1)) < order.size();) {
       Part &p = parts[order[i]];
@@ -92,12 +95,12 @@ void compileParts(std::vector<Part> &parts, const CpuTarget &target, int optLeve
   std::vector<std::thread> pool;
   for (size_t t = 1; t < threads; ++t) {
     try {
-      pool.emplace_back(work, machines[t].get());
+      pool.emplace_back(work, machines[t - 1].get());
     } catch (const std::system_error &) {
       break; // no thread to be had: the ones running share the parts
     }
   }
-  work(machines[0].get());
+  work(&first);
   for (std::thread &t : pool) t.join();
   for (std::exception_ptr &e : errors)
     if (e) std::rethrow_exception(e);
@@ -132,7 +135,7 @@ bool emitCpuCode(const std::vector<ir::LoweredFunc> &funcs, const CpuTarget &tar
       else built = false;
     }
     if (!built) return false;
-    compileParts(parts, target, optLevel, jobs);
+    compileParts(parts, *tm, target, optLevel, jobs);
     std::vector<std::string> objects;
     for (Part &p : parts) objects.push_back(std::move(p.object));
     std::string why;

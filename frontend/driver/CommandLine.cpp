@@ -19,6 +19,14 @@ static constexpr int kMaxResponseDepth = 16;
 // overflow and is far beyond any real tensor dimension.
 static constexpr long long kMaxShapeHint = 1LL << 40;
 
+// `v` as a whole decimal count in [lo, hi]; nullopt for anything else.
+static std::optional<int> countIn(const std::string &v, long lo, long hi) {
+  char *end = nullptr;
+  long n = std::strtol(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || n < lo || n > hi) return std::nullopt;
+  return static_cast<int>(n);
+}
+
 std::vector<std::string> splitResponseFile(const std::string &text) {
   std::vector<std::string> out;
   std::string cur;
@@ -128,18 +136,14 @@ std::optional<DriverOptions> parseCommandLine(const std::vector<std::string> &ar
     else if (a == "-Werror") o.werror = true;
     else if (a.size() == 3 && startsWith(a, "-O") && a[2] >= '0' && a[2] <= '3') o.optLevel = a[2] - '0';
     else if (startsWith(a, "-j") || startsWith(a, "--jobs=")) {
-      if (a == "-j" && i + 1 >= args.size()) {
-        *error = "missing argument to '-j'";
-        return std::nullopt;
-      }
-      v = a == "-j" ? args[++i] : a.substr(startsWith(a, "--jobs=") ? 7 : 2);
-      char *end = nullptr;
-      long n = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || n < 1 || n > 256) {
+      if (startsWith(a, "--jobs=")) v = a.substr(7);
+      else if (!takeValue(i, "-j", v)) return std::nullopt;
+      std::optional<int> n = countIn(v, 1, 256);
+      if (!n) {
         *error = "'" + v + "' is not a thread count for -j (1 to 256)";
         return std::nullopt;
       }
-      o.jobs = static_cast<int>(n);
+      o.jobs = *n;
     }
     else if (a == "-mllvm") {
       if (i + 1 >= args.size()) {
@@ -240,13 +244,12 @@ std::optional<DriverOptions> parseCommandLine(const std::vector<std::string> &ar
     else if (startsWith(a, "--records-out=")) o.recordsOut = a.substr(14);
     else if (startsWith(a, "--measure-top=")) {
       v = a.substr(14);
-      char *end = nullptr;
-      long k = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end || k < 1 || k > 1024) {
+      std::optional<int> k = countIn(v, 1, 1024);
+      if (!k) {
         *error = "invalid value '" + v + "' for --measure-top (expected a count of candidates, 1 to 1024)";
         return std::nullopt;
       }
-      o.measureTop = static_cast<int>(k);
+      o.measureTop = *k;
     } else if (startsWith(a, "--shape-hint=")) {
       v = a.substr(13);
       size_t eq = v.find('=');

@@ -188,6 +188,15 @@ KernelPtr withValues(const Kernel &k, const std::vector<Slot> &slots, const Assi
 
 } // namespace
 
+std::vector<size_t> modelOrder(const ConstructOptions &opts, const std::vector<costmodel::DecisionSequence> &seqs,
+                               std::vector<double> *scores) {
+  *scores = opts.rankByModel(seqs);
+  std::vector<size_t> order(seqs.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return (*scores)[a] > (*scores)[b]; });
+  return order;
+}
+
 costmodel::DecisionSequence holeDecisions(const LoopNest &nest, const HardwareDesc &hw,
                                           const std::vector<std::pair<HoleRole, int64_t>> &holes) {
   costmodel::DecisionSequence seq = costmodel::nestDecisions(nest, hw);
@@ -291,15 +300,13 @@ KernelPtr fillHolesByConstruction(const Kernel &k, const ConstructOptions &opts,
   if (ranked && cands.size() > 1) {
     std::vector<costmodel::DecisionSequence> seqs;
     for (const Assignment &a : cands) seqs.push_back(decisions(a));
-    std::vector<double> score = opts.rankByModel(seqs);
-    std::vector<size_t> order(cands.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return score[a] > score[b]; });
+    std::vector<double> score;
+    std::vector<size_t> order = modelOrder(opts, seqs, &score);
     std::vector<Assignment> sorted;
     for (size_t i : order) sorted.push_back(cands[i]);
     if (tr)
       for (size_t i = 0; i < std::min<size_t>(order.size(), 5); ++i)
-        *tr << "// model rank " << i + 1 << ": score " << fmt::format("{:.4f}", score[order[i]]) << ":" << print(cands[order[i]]) << "\n";
+        *tr << fmt::format("// model rank {}: score {:.4f}:{}\n", i + 1, score[order[i]], print(cands[order[i]]));
     cands = std::move(sorted);
   }
   size_t best = 0;

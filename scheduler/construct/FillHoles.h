@@ -32,6 +32,11 @@ struct ConstructOptions {
       recordMeasured;
 };
 
+// The indices of `seqs` best first by opts.rankByModel's scores (equal
+// scores keep their order), the scores in *scores. Requires rankByModel.
+std::vector<size_t> modelOrder(const ConstructOptions &opts, const std::vector<costmodel::DecisionSequence> &seqs,
+                               std::vector<double> *scores);
+
 // Which loop dimension of the op's nest, at which hardware level, a hole
 // tiles: found from how the kernel uses it — as a coefficient or a loop
 // extent in an index of an op tensor (`C[bi*T + i, ..]`, `repeat(T, ..)`),

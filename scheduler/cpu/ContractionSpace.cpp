@@ -78,10 +78,8 @@ void rankBlockingsByModel(const std::string &opName, const construct::Space &spa
   }
   std::vector<costmodel::DecisionSequence> seqs;
   for (const ContractionTiles &t : cands) seqs.push_back(contractionDecisions(space, t));
-  std::vector<double> score = opts.rankByModel(seqs);
-  std::vector<size_t> order(cands.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return score[a] > score[b]; });
+  std::vector<double> score;
+  std::vector<size_t> order = construct::modelOrder(opts, seqs, &score);
   if (std::ostream *tr = opts.gensor.trace) {
     *tr << fmt::format("// cost model: {} blockings of {} scored, best first:\n", cands.size(), opName);
     for (size_t i = 0; i < std::min<size_t>(order.size(), 5); ++i)
