@@ -64,11 +64,14 @@ struct LStmt {
   // DmaWait: waits for every async transfer issued into `buffer`.
   // A `broadcast` get is issued by CPE 0 alone and lands in `buffer` of all
   // 64 CPEs (BCAST_MODE); the code around it orders it with barriers
-  // (scheduler/sunway/LdmRewrite.h).
+  // (scheduler/sunway/LdmRewrite.h). With `rowBroadcast` too, it is issued
+  // by one CPE of each row of the 8 x 8 array and lands in the CPEs of the
+  // issuer's row only (BCAST_MODE, mask 1 << row).
   TensorPtr buffer;
   bool put = false;
   bool async = false;
   bool broadcast = false;
+  bool rowBroadcast = false;
 };
 
 LStmtPtr lBlock(std::vector<LStmtPtr> stmts, SourceLoc loc = {});

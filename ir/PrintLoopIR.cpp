@@ -114,7 +114,7 @@ struct Printer {
       for (size_t i = 0; i < s->operands.size(); ++i) box += (i ? ", " : "") + printExpr(s->operands[i]);
       box += "]";
       std::string buf = s->buffer->name + (s->value ? "[" + printExpr(s->value) + "..]" : "");
-      std::string flags = std::string(s->broadcast ? " broadcast" : "") + (s->async ? " async" : "");
+      std::string flags = std::string(s->broadcast ? (s->rowBroadcast ? " broadcast_row" : " broadcast") : "") + (s->async ? " async" : "");
       if (s->put) os << "dma_put" << flags << " " << buf << " -> " << box << ";\n";
       else os << "dma_get" << flags << " " << box << " -> " << buf << ";\n";
       return;

@@ -79,8 +79,10 @@ std::string_view cPreludeDma() {
   return R"C(/* Copies the box of main-memory tensor `mem` (extents dims[0..rank), element
    size `elem`) at `origin` with extents `ext` into LDM at `ldm`, packed
    row-major (how 0: get; 1, put: the other way; 2: a get broadcast to the
-   same `ldm` of all 64 CPEs, BCAST_MODE, issued by one CPE). The innermost dimensions the box spans
-   whole merge with the first one it does not into one contiguous block;
+   same `ldm` of the CPEs of the rows set in `mask`, BCAST_MODE, issued by
+   one CPE: 0xff for all 64, 1 << _ROW for the issuer's row). The
+   innermost dimensions the box spans whole merge with the first one it
+   does not into one contiguous block;
    the dimension above that becomes the block count of one strided
    transfer (bsize = the block, stride = the gap to the next block); the
    dimensions above loop, one transfer each. With `async` null it returns
@@ -89,7 +91,7 @@ std::string_view cPreludeDma() {
    TK_DMA_NO_MERGE (the ablation of tk_sunway_bench), every row of the
    innermost dimension is a transfer of its own. */
 static inline int tk_dma_box(int how, char *mem, const int64_t *dims, const int64_t *origin, const int64_t *ext,
-                             int rank, int64_t elem, char *ldm, volatile int *async) {
+                             int rank, int64_t elem, char *ldm, int mask, volatile int *async) {
   volatile int own = 0;
   volatile int *reply = async ? async : &own;
   int issued = 0, k, d, e;
@@ -124,7 +126,7 @@ static inline int tk_dma_box(int how, char *mem, const int64_t *dims, const int6
       off = off * dims[d] + idx;
     }
     if (how == 1) athread_put(PE_MODE, ldm + o * len, mem + off * elem, len, (void *)reply, gap, block);
-    else if (how == 2) athread_get(BCAST_MODE, mem + off * elem, ldm + o * len, len, (void *)reply, 0xff, gap, block);
+    else if (how == 2) athread_get(BCAST_MODE, mem + off * elem, ldm + o * len, len, (void *)reply, mask, gap, block);
     else athread_get(PE_MODE, mem + off * elem, ldm + o * len, len, (void *)reply, 0, gap, block);
     ++issued;
   }

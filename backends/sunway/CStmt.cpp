@@ -186,8 +186,9 @@ void CWriter::dma(const LStmt &s) {
   std::string buf = names_.tensor(s.buffer.get());
   if (s.value) buf = fmt::format("({} + {})", buf, cExpr(s.value, names_));
   std::string call = fmt::format("tk_dma_box({}, (char *){}, tk_dims, tk_origin, tk_ext, {}, (int64_t)sizeof({}[0]), "
-                                 "(char *){}, {})",
+                                 "(char *){}, {}, {})",
                                  s.put ? 1 : s.broadcast ? 2 : 0, names_.tensor(&t), rank, names_.tensor(&t), buf,
+                                 !s.broadcast ? "0" : s.rowBroadcast ? "1 << _ROW" : "0xff",
                                  s.async ? "&" + async_.at(s.buffer.get()).reply : "0");
   if (!s.async) {
     line(call + ";");

@@ -2,6 +2,8 @@
 // only records what was asked; the driver resolves defaults that need the
 // file system (output names, the stdlib directory).
 #pragma once
+#include "scheduler/Pipeline.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -46,7 +48,8 @@ struct DriverOptions {
   bool sunwayFixedBuffers = false;    // --schedule=fixed64
   bool sunwayNaturalOrder = false;    // --sunway-loop-order=natural | reordered (default)
   bool sunwayDoubleBuffer = true;     // --sunway-dma=double (default) | sync
-  bool sunwayBroadcast = true;        // --sunway-broadcast=on (default) | off
+  // --sunway-broadcast=on (default) | rows | all | off
+  PipelineOptions::SunwayBroadcast sunwayBroadcast = PipelineOptions::SunwayBroadcast::On;
   std::vector<std::pair<std::string, int64_t>> shapeHints; // --shape-hint=SYM=VALUE
   std::string rank = "roofline"; // --rank=roofline | measure | model
   // Learned cost model (docs/costmodel.md).

@@ -1,6 +1,7 @@
 #include "scheduler/sunway/LdmBox.h"
 
 #include "ir/IRMutator.h"
+#include "ir/IRRewrite.h"
 #include "ir/IRVisitor.h"
 #include "ir/IntArith.h"
 #include "ir/Simplify.h"
@@ -81,22 +82,61 @@ struct Option {
   std::vector<Expr> lo, hi;
   int64_t capacity;
   bool get;
+  bool columns = false; // the union over the CPE columns (ColumnUnion)
+};
+
+// A CPE's column in the 8 x 8 array, cpe % 8, as a loop over the 8 columns,
+// so that a box's range over it is the union of the 8 columns' boxes. A
+// tile loop whose bounds depend on the CPE (clamped at the end of a
+// dimension) runs over its constant bound instead: the union box may then
+// reach past what some column reads, which a get-only box may (it is
+// clamped to the tensor).
+struct ColumnUnion {
+  std::string cpe;
+  LStmtPtr loop;
+  std::vector<LStmtPtr> widened; // the loops standing for clamped ones
+  explicit ColumnUnion(std::string c) : cpe(std::move(c)), loop(lFor(cpe + ".col", intImm(0), intImm(8), nullptr)) {}
+  // `loops` with the column loop added and the CPE-dependent ones widened;
+  // false when one has no constant bound.
+  bool widen(std::map<std::string, const LStmt *> &loops) {
+    for (auto &[name, l] : loops) {
+      if (!mentionsVar(l->min, cpe) && !mentionsVar(l->extent, cpe)) continue;
+      int64_t lo;
+      auto n = constantBound(l->extent, true);
+      if (!isConstInt(l->min, &lo) || !n) return false;
+      widened.push_back(lFor(name, intImm(lo), intImm(std::max<int64_t>(*n, 1)), nullptr));
+      l = widened.back().get();
+    }
+    loops[loop->var] = loop.get();
+    return true;
+  }
+  Expr column(const Expr &i) const {
+    return transformExpr(i, [&](const Expr &n) {
+      int64_t m;
+      bool col = n->kind == ExprKind::Binary && n->binOp == BinOp::Mod && n->args[0]->kind == ExprKind::Var &&
+                 n->args[0]->name == cpe && isConstInt(n->args[1], &m) && m == 8;
+      return col ? var(loop->var, VarKind::Loop) : n;
+    });
+  }
 };
 
 // The box of `accesses` (all of one tensor) when level `k` is fixed, or
 // nullopt when it has no constant bound or, written, no store covers it.
-std::optional<Option> boxAt(const std::vector<const Access *> &accesses, int k) {
+// With `cols`, the read-only box's union over the CPE columns.
+std::optional<Option> boxAt(const std::vector<const Access *> &accesses, int k, ColumnUnion *cols = nullptr) {
   const TensorDecl &t = *accesses.front()->tensor;
-  Option o{k, {}, {}, 1, false};
+  Option o{k, {}, {}, 1, false, cols != nullptr};
   std::vector<std::vector<IndexRange>> ranges;
   std::vector<std::map<std::string, const LStmt *>> inner; // per access
   for (const Access *a : accesses) {
+    if (cols && a->store) return std::nullopt;
     auto loops = innerLoops(*a, k);
     if (!loops) return std::nullopt;
+    if (cols && !cols->widen(*loops)) return std::nullopt;
     inner.push_back(*loops);
     std::vector<IndexRange> r;
     for (const Expr &i : a->indices) {
-      auto ir = affineRange(i, *loops, {});
+      auto ir = affineRange(cols ? cols->column(i) : i, *loops, {});
       if (!ir) return std::nullopt;
       r.push_back(*ir);
     }
@@ -219,10 +259,27 @@ bool sameOnEveryCpe(const Access &a, int k, const std::string &cpe) {
   return true;
 }
 
+bool mentionsAny(const std::vector<Expr> &es, const std::string &v) {
+  return std::any_of(es.begin(), es.end(), [&](const Expr &e) { return mentionsVar(e, v); });
+}
+
+// `es` with the CPE's row, cpe / 8, replaced by a variable of its own.
+std::vector<Expr> withoutRow(const std::vector<Expr> &es, const std::string &cpe) {
+  std::vector<Expr> out;
+  for (const Expr &e : es)
+    out.push_back(transformExpr(e, [&](const Expr &n) {
+      int64_t m;
+      bool row = n->kind == ExprKind::Binary && n->binOp == BinOp::Div && n->args[0]->kind == ExprKind::Var &&
+                 n->args[0]->name == cpe && isConstInt(n->args[1], &m) && m == 8;
+      return row ? var(cpe + ".row", VarKind::Loop) : n;
+    }));
+  return out;
+}
+
 } // namespace
 
 std::vector<LdmPlan> planLdmBoxes(const LStmtPtr &body, int64_t budgetBytes, bool doubleBuffer,
-                                  const std::string &cpe) {
+                                  const std::string &cpe, bool rows) {
   CollectAccesses c;
   c.walkStmt(body);
   std::vector<TensorPtr> order;
@@ -245,9 +302,18 @@ std::vector<LdmPlan> planLdmBoxes(const LStmtPtr &body, int64_t budgetBytes, boo
         while (n < common && n < a->path.size() && a->path[n] == acc.front()->path[n]) ++n;
         common = n;
       }
-      for (int k = -1; k < static_cast<int>(common); ++k)
-        if (k < 0 || acc.front()->path[k]->kind == LStmt::Kind::For)
-          if (auto o = boxAt(acc, k)) opts.push_back(*o);
+      // At a level every CPE runs alike, a box that differs between the
+      // CPE columns alone first gets the option of their union.
+      ColumnUnion cols(cpe);
+      for (int k = -1; k < static_cast<int>(common); ++k) {
+        if (k >= 0 && acc.front()->path[k]->kind != LStmt::Kind::For) continue;
+        auto o = boxAt(acc, k);
+        if (o && o->get && k >= 0 && rows && !cpe.empty() && (mentionsAny(o->lo, cpe) || mentionsAny(o->hi, cpe)) &&
+            sameOnEveryCpe(*acc.front(), k, cpe))
+          if (auto u = boxAt(acc, k, &cols); u && !mentionsAny(u->lo, cpe) && !mentionsAny(u->hi, cpe))
+            opts.push_back(*u);
+        if (o) opts.push_back(*o);
+      }
     }
     LdmPlan plan;
     plan.tensor = t;
@@ -282,11 +348,11 @@ std::vector<LdmPlan> planLdmBoxes(const LStmtPtr &body, int64_t budgetBytes, boo
     p.get = o.get;
     p.put = std::any_of(byTensor[p.tensor.get()].begin(), byTensor[p.tensor.get()].end(),
                         [](const Access *a) { return a->store; });
-    auto independent = [&](const std::vector<Expr> &es) {
-      return std::none_of(es.begin(), es.end(), [&](const Expr &e) { return mentionsVar(e, cpe); });
-    };
-    p.shared = !cpe.empty() && p.get && !p.put && o.k >= 0 && independent(p.lo) && independent(p.hi) &&
-               sameOnEveryCpe(*byTensor[p.tensor.get()].front(), o.k, cpe);
+    bool alike = !cpe.empty() && p.get && !p.put && o.k >= 0 &&
+                 sameOnEveryCpe(*byTensor[p.tensor.get()].front(), o.k, cpe);
+    p.shared = alike && !mentionsAny(p.lo, cpe) && !mentionsAny(p.hi, cpe);
+    p.rowShared = alike && rows && !p.shared && !mentionsAny(withoutRow(p.lo, cpe), cpe) &&
+                  !mentionsAny(withoutRow(p.hi, cpe), cpe);
   }
   if (!doubleBuffer) return plans;
   // A second buffer for each read-only box filled once per iteration of a

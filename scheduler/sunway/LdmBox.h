@@ -27,6 +27,11 @@ struct LdmPlan {
   // whose bounds, conditions and box do not depend on the CPE): CPE 0
   // fetches it for all with a broadcast.
   bool shared = false;
+  // The CPEs of each row of the 8 x 8 array fetch this box alike (the box
+  // depends on the CPE only through its row, cpe / 8): the first CPE of
+  // each row fetches it for its row with a row broadcast.
+  bool rowShared = false;
+  bool broadcast() const { return shared || rowShared; }
 };
 
 // A constant upper (or lower) bound of integer expression `e` where its
@@ -41,8 +46,11 @@ std::optional<int64_t> constantBound(const ir::Expr &e, bool upper);
 // `doubleBuffer`, read-only boxes at serial loop levels then get a second
 // buffer, in order, while the budget has room. With `cpe` (the CPE loop's
 // variable) set, read-only boxes at loop levels that do not depend on it
-// are marked shared.
+// are marked shared, or row-shared when they depend on it through its row
+// (cpe / 8) alone; a read-only box that depends on it through its column
+// (cpe % 8) alone is widened, where the budget allows, to the union of the
+// boxes of the 8 columns, which is then shared — these two with `rows`.
 std::vector<LdmPlan> planLdmBoxes(const ir::LStmtPtr &body, int64_t budgetBytes, bool doubleBuffer,
-                                  const std::string &cpe = "");
+                                  const std::string &cpe = "", bool rows = false);
 
 } // namespace tk

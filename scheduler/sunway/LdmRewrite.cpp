@@ -93,18 +93,24 @@ LStmtPtr withBox(const LdmPlan &p, const std::string &prefix, const std::vector<
   return s;
 }
 
-// What CPE 0 alone does for a shared box (`cpe` is the CPE loop's
-// variable), and the array barrier every CPE passes around it.
-LStmtPtr onFirstCpe(const std::string &cpe, LStmtPtr s, SourceLoc loc) {
-  return lIf(binary(BinOp::EQ, var(cpe, VarKind::Loop), intImm(0)), std::move(s), nullptr, loc);
+// What the CPE that fetches a shared box does (`cpe` is the CPE loop's
+// variable): CPE 0 for a box every CPE shares, the first CPE of each row
+// (cpe % 8 == 0) for a row-shared one; and the array barrier every CPE
+// passes around it.
+LStmtPtr onIssuer(const LdmPlan &p, const std::string &cpe, LStmtPtr s, SourceLoc loc) {
+  Expr w = var(cpe, VarKind::Loop);
+  if (p.rowShared) w = floorMod(w, intImm(8));
+  return lIf(binary(BinOp::EQ, w, intImm(0)), std::move(s), nullptr, loc);
 }
 LStmtPtr barrier(SourceLoc loc) { return lStmt(LStmt::Kind::Barrier, loc); }
 
-// A get of `p`'s box: for a shared box, CPE 0's broadcast to every CPE.
+// A get of `p`'s box: for a shared box, CPE 0's broadcast to every CPE;
+// for a row-shared one, a row's first CPE's broadcast to its row.
 LStmtPtr boxGet(const LdmPlan &p, const std::vector<Expr> &o, const std::vector<Expr> &n, const TensorPtr &buf,
                 SourceLoc loc) {
   LStmtPtr get = lDma(false, p.tensor, o, n, buf, loc);
-  get->broadcast = p.shared;
+  get->broadcast = p.broadcast();
+  get->rowBroadcast = p.rowShared;
   return get;
 }
 
@@ -115,15 +121,15 @@ TensorPtr ldmBuffer(const LdmPlan &p, int64_t copies) {
 
 // `body` with `p`'s buffer around it: get, body with accesses redirected,
 // put. A shared box: every CPE has its buffer and is done with the last box
-// (barrier), CPE 0 broadcasts the box, every CPE has it (barrier).
+// (barrier), its issuer broadcasts the box, every CPE has it (barrier).
 LStmtPtr wrap(const LStmtPtr &body, const LdmPlan &p, const std::string &cpe) {
   TensorPtr buf = ldmBuffer(p, 1);
   SourceLoc loc = body->loc;
   LStmtPtr s = withBox(p, "", {}, [&](const std::vector<Expr> &o, const std::vector<Expr> &n) {
     std::vector<LStmtPtr> stmts;
-    if (p.shared) {
+    if (p.broadcast()) {
       stmts.push_back(barrier(loc));
-      stmts.push_back(onFirstCpe(cpe, boxGet(p, o, n, buf, loc), loc));
+      stmts.push_back(onIssuer(p, cpe, boxGet(p, o, n, buf, loc), loc));
       stmts.push_back(barrier(loc));
     } else if (p.get) {
       stmts.push_back(boxGet(p, o, n, buf, loc));
@@ -137,7 +143,7 @@ LStmtPtr wrap(const LStmtPtr &body, const LdmPlan &p, const std::string &cpe) {
 
 // Loop `loop` (the level of `plans`, its body already rewritten) with the
 // boxes of `plans` double-buffered: half (i - min) % 2 of a buffer holds
-// iteration i's box. CPE 0 fetches and waits for the shared boxes; an
+// iteration i's box. Their issuers fetch and wait for the shared boxes; an
 // array barrier after the waits then says every CPE has this iteration's
 // boxes and is done with the last one's, whose half the next fetch fills.
 LStmtPtr wrapDouble(const LStmtPtr &loop, const std::vector<const LdmPlan *> &plans, const std::string &cpe) {
@@ -157,19 +163,19 @@ LStmtPtr wrapDouble(const LStmtPtr &loop, const std::vector<const LdmPlan *> &pl
         get->async = true;
         return get;
       }, loc);
-      return p->shared ? onFirstCpe(cpe, s, loc) : s;
+      return p->broadcast() ? onIssuer(*p, cpe, s, loc) : s;
     };
     body = withBox(*p, "", {}, [&](const std::vector<Expr> &o, const std::vector<Expr> &n) {
       return Redirect(*p, buf, o, n, half(v)).mutateStmt(body);
     }, loc);
     first.push_back(fetch("first.", loop->min));
-    waits.push_back(p->shared ? onFirstCpe(cpe, lDmaWait(buf, loc), loc) : lDmaWait(buf, loc));
+    waits.push_back(p->broadcast() ? onIssuer(*p, cpe, lDmaWait(buf, loc), loc) : lDmaWait(buf, loc));
     fetches.push_back(fetch("next.", next));
     bufs.push_back(buf);
   }
   // Wait for this iteration's boxes, then start the next ones: a wait
   // covers every transfer issued into its buffer so far.
-  bool shared = std::any_of(plans.begin(), plans.end(), [](const LdmPlan *p) { return p->shared; });
+  bool shared = std::any_of(plans.begin(), plans.end(), [](const LdmPlan *p) { return p->broadcast(); });
   std::vector<LStmtPtr> stmts = waits;
   if (shared) stmts.push_back(barrier(loc));
   stmts.push_back(lIf(simplify(binary(BinOp::LT, next, end)), lBlock(fetches, loc), nullptr, loc));

@@ -24,6 +24,7 @@ namespace tk {
 struct LdmTiling {
   std::vector<int64_t> tile; // per nest dimension
   int spread = -1;           // the output dimension the CPEs run in lockstep along (TileOutputs), or -1
+  int rows = -1;             // with spread: 8 x 8 rounds, the CPE rows along this dimension (TileOutputs)
   double ldmBytes = 0;       // buffers one CPE holds at once
   double dmaBytes = 0;       // moved between main memory and LDM
   double transfers = 0;      // DMA transfers (each pays the main-memory latency)
@@ -37,8 +38,13 @@ struct LdmTiling {
 // With `spread` an output dimension, the tiles go round by round in
 // lockstep along it (TileOutputs) and each input that does not depend on
 // it is broadcast: read once per round and reduction block for all CPEs.
+// With `rows` too, the rounds are 8 x 8 tiles (the CPE columns along
+// `spread`, the rows along `rows`): an input that depends on `rows` alone
+// is row-broadcast (a box per CPE row per round and block), one that
+// depends on `spread` alone is broadcast as the union of the 8 columns'
+// boxes (whose LDM buffer holds all 8).
 LdmTiling costLdmTiling(const construct::LoopNest &nest, const construct::HardwareDesc &hw,
-                        const std::vector<int64_t> &tile, bool doubleBuffer, int spread = -1);
+                        const std::vector<int64_t> &tile, bool doubleBuffer, int spread = -1, int rows = -1);
 
 // Whether input `a` of `nest` is the same for every tile along output
 // dimension `d` (no index of it depends on d).
@@ -59,7 +65,11 @@ LdmTiling fixedLdmTiling(const construct::LoopNest &nest, const construct::Hardw
 // tiling costed double-buffered when `doubleBuffer` and its second input
 // buffers fit too, and with `broadcast` also in lockstep along each output
 // dimension where an input is shared; all ones when even that does not fit.
+// With `rowBroadcast` too, in 8 x 8 rounds along each pair of output
+// dimensions where an input has a box per CPE row or per CPE column; with
+// `rowsOnly`, in those alone when there are any.
 LdmTiling fastestLdmTiling(const construct::LoopNest &nest, const construct::HardwareDesc &hw, int64_t budgetBytes,
-                           bool doubleBuffer, bool broadcast = false);
+                           bool doubleBuffer, bool broadcast = false, bool rowBroadcast = false,
+                           bool rowsOnly = false);
 
 } // namespace tk

@@ -91,9 +91,9 @@ struct Staged {
 
 // `cpe`: the CPE loop's variable when boxes may be broadcast, else empty.
 Staged stage(const LStmtPtr &body, int64_t block, int64_t budget, bool doubleBuffer, const std::string &cpe,
-             bool keepBounded = false) {
+             bool rows, bool keepBounded = false) {
   LStmtPtr r = stripMine(body, block, keepBounded);
-  std::vector<LdmPlan> plans = planLdmBoxes(r, budget, doubleBuffer, cpe);
+  std::vector<LdmPlan> plans = planLdmBoxes(r, budget, doubleBuffer, cpe, rows);
   Staged out{applyLdmPlans(r, plans, cpe), 0};
   for (const LdmPlan &p : plans) out.dropped += !p.placed;
   return out;
@@ -101,8 +101,8 @@ Staged stage(const LStmtPtr &body, int64_t block, int64_t budget, bool doubleBuf
 
 class StageCpeLoops final : public LoopMutator {
 public:
-  StageCpeLoops(int64_t budget, bool doubleBuffer, bool broadcast)
-      : budget_(budget), doubleBuffer_(doubleBuffer), broadcast_(broadcast) {}
+  StageCpeLoops(int64_t budget, bool doubleBuffer, bool broadcast, bool rows)
+      : budget_(budget), doubleBuffer_(doubleBuffer), broadcast_(broadcast), rows_(rows) {}
 
 protected:
   LStmtPtr mutateFor(const LStmtPtr &s) override {
@@ -119,7 +119,7 @@ protected:
     std::string cpe = broadcast_ ? s->var : "";
     Staged best;
     for (int64_t b = kMaxBlock; b >= 1; b /= 2) {
-      Staged st = stage(body, b, budget, doubleBuffer_, cpe);
+      Staged st = stage(body, b, budget, doubleBuffer_, cpe, rows_);
       if (!best.body || st.dropped < best.dropped) best = st;
       if (st.dropped == 0) break;
     }
@@ -127,7 +127,7 @@ protected:
     // them read without a level (a row read by each pass of a row
     // operator); whole bounded loops may give it one.
     if (best.dropped > 0) {
-      Staged st = stage(body, kMaxBlock, budget, doubleBuffer_, cpe, true);
+      Staged st = stage(body, kMaxBlock, budget, doubleBuffer_, cpe, rows_, true);
       if (st.dropped < best.dropped) best = st;
     }
     auto n = std::make_shared<LStmt>(*s);
@@ -137,14 +137,15 @@ protected:
 
 private:
   int64_t budget_;
-  bool doubleBuffer_, broadcast_;
+  bool doubleBuffer_, broadcast_, rows_;
 };
 
 } // namespace
 
-LoweredFunc stageThroughLdm(const LoweredFunc &f, int64_t ldmBytes, bool doubleBuffer, bool broadcast) {
+LoweredFunc stageThroughLdm(const LoweredFunc &f, int64_t ldmBytes, bool doubleBuffer, bool broadcast,
+                            bool rowBroadcast) {
   LoweredFunc out = f;
-  out.body = StageCpeLoops(ldmBytes, doubleBuffer, broadcast).mutateStmt(f.body);
+  out.body = StageCpeLoops(ldmBytes, doubleBuffer, broadcast, rowBroadcast).mutateStmt(f.body);
   return out;
 }
 

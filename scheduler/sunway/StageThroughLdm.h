@@ -20,7 +20,12 @@
 //   - with `broadcast`, a read-only box at a loop level that every CPE
 //     reaches alike (no bound or condition on the way, nor the box, depends
 //     on the CPE) is shared: CPE 0 fetches it for all with one broadcast
-//     get, between array barriers (TileOutputs' lockstep rounds).
+//     get, between array barriers (TileOutputs' lockstep rounds);
+//   - with `rowBroadcast` too, one that depends on the CPE through its row
+//     of the 8 x 8 array alone is fetched by the row's first CPE for the
+//     row (row broadcast), and one that depends on it through its column
+//     alone becomes, where the LDM has room, the union of the 8 columns'
+//     boxes, fetched once for all (TileOutputs' 8 x 8 rounds).
 // A tensor with no such level (an access that is not affine in the loops,
 // two dimensions indexed by one loop) stays in main memory, read and
 // written directly, which is correct and slow. Loops with a barrier are
@@ -35,6 +40,7 @@ namespace tk {
 // `f` with its CPE loops staged through LDM buffers of at most `ldmBytes`
 // bytes per CPE in all. Requires f lowered for sunway (after
 // InsertRuntimeChecks).
-ir::LoweredFunc stageThroughLdm(const ir::LoweredFunc &f, int64_t ldmBytes, bool doubleBuffer, bool broadcast);
+ir::LoweredFunc stageThroughLdm(const ir::LoweredFunc &f, int64_t ldmBytes, bool doubleBuffer, bool broadcast,
+                                bool rowBroadcast = false);
 
 } // namespace tk

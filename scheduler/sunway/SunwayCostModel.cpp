@@ -26,19 +26,29 @@ double cpeSeconds(const CpeWork &w, const construct::HardwareDesc &hw) {
 }
 
 double spawnSeconds(const std::vector<CpeWork> &cpes, const construct::HardwareDesc &hw) {
-  CpeWork bcast; // every broadcast of the spawn
-  for (const CpeWork &w : cpes) {
-    bcast.transfers += w.bcastTransfers, bcast.bytes += w.bcastBytes;
-    bcast.aheadTransfers += w.bcastAheadTransfers, bcast.aheadBytes += w.bcastAheadBytes;
-  }
-  // Every CPE of the core group waits for the broadcasts, idle or not.
+  // Every broadcast to all CPEs, and each row's broadcasts.
   double units = std::max(1, hw.units), slowest = 0, bytes = 0;
-  for (size_t c = 0; c < std::max(cpes.size(), static_cast<size_t>(units)); ++c) {
+  size_t n = std::max(cpes.size(), static_cast<size_t>(units));
+  CpeWork all;
+  std::vector<CpeWork> rows((n + kRowCpes - 1) / kRowCpes);
+  for (size_t c = 0; c < cpes.size(); ++c) {
+    const CpeWork &w = cpes[c];
+    all.transfers += w.bcastTransfers - w.rowTransfers, all.bytes += w.bcastBytes - w.rowBytes;
+    all.aheadTransfers += w.bcastAheadTransfers - w.rowAheadTransfers;
+    all.aheadBytes += w.bcastAheadBytes - w.rowAheadBytes;
+    CpeWork &r = rows[c / kRowCpes];
+    r.transfers += w.rowTransfers, r.bytes += w.rowBytes;
+    r.aheadTransfers += w.rowAheadTransfers, r.aheadBytes += w.rowAheadBytes;
+  }
+  // Every CPE waits for the broadcasts that reach it, idle or not.
+  for (size_t c = 0; c < n; ++c) {
     CpeWork w = c < cpes.size() ? cpes[c] : CpeWork{};
+    const CpeWork &r = rows[c / kRowCpes];
     w.transfers -= w.bcastTransfers, w.bytes -= w.bcastBytes;
     w.aheadTransfers -= w.bcastAheadTransfers, w.aheadBytes -= w.bcastAheadBytes;
-    w.transfers += bcast.transfers, w.bytes += bcast.bytes / units;
-    w.aheadTransfers += bcast.aheadTransfers, w.aheadBytes += bcast.aheadBytes / units;
+    w.transfers += all.transfers + r.transfers, w.bytes += all.bytes / units + r.bytes / kRowCpes;
+    w.aheadTransfers += all.aheadTransfers + r.aheadTransfers;
+    w.aheadBytes += all.aheadBytes / units + r.aheadBytes / kRowCpes;
     slowest = std::max(slowest, cpeSeconds(w, hw));
     bytes += w.bytes;
   }

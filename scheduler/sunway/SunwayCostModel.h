@@ -13,7 +13,11 @@
 // over the core group's bandwidth. A broadcast (one CPE's get that lands in
 // every CPE) reads its bytes once at the core group's full bandwidth, and
 // every CPE waits for it: it is charged to every CPE's timeline as one
-// transfer with a 1/units share of its bytes. Each barrier a CPE passes
+// transfer with a 1/units share of its bytes. A row broadcast (one CPE's
+// get that lands in the 8 CPEs of its row of the array) waits only that
+// row, and the rows' broadcasts go at once, each at an eighth of the
+// bandwidth: it is charged to each CPE of its row as one transfer with an
+// eighth of its bytes. Each barrier a CPE passes
 // costs one main-memory latency (an assumption: the hardware description
 // has no barrier cost) and overlaps nothing. The FLOP rate is the vector peak: the
 // model assumes the CPE compiler vectorizes the inner loops, so modelled
@@ -34,7 +38,13 @@ struct CpeWork {
   // ones issued ahead): spawnSeconds spreads them over every CPE.
   double bcastTransfers = 0, bcastBytes = 0, bcastAheadTransfers = 0, bcastAheadBytes = 0;
   double barriers = 0; // array barriers passed
+  // Of the broadcasts, those to this CPE's row alone.
+  double rowTransfers = 0, rowBytes = 0, rowAheadTransfers = 0, rowAheadBytes = 0;
 };
+
+// CPEs per row of the array (8 x 8 on both Sunway chips): a row
+// broadcast's mask names one row, CPEs c / kRowCpes.
+constexpr int kRowCpes = 8;
 
 // Requires hw to have a `global`-scope level (main memory) and a FLOP rate.
 double cpeSeconds(const CpeWork &w, const construct::HardwareDesc &hw);

@@ -54,7 +54,9 @@ LdmTiling chooseTiles(const Assign &a, const Op &op, const PipelineOptions &opts
   bool twice = opts.sunwayDoubleBuffer;
   if (opts.swtvmLdmSizing) return swtvmLdmTiling(nest, hw, budget, twice);
   if (opts.sunwayFixedBuffers) return fixedLdmTiling(nest, hw, budget, twice);
-  return fastestLdmTiling(nest, hw, budget, twice, opts.sunwayBroadcast);
+  using B = PipelineOptions::SunwayBroadcast;
+  B b = opts.sunwayBroadcast;
+  return fastestLdmTiling(nest, hw, budget, twice, b != B::Off, b == B::On || b == B::Rows, b == B::Rows);
 }
 
 class SunwayHooks final : public TargetHooks {
@@ -72,7 +74,7 @@ public:
     for (const Assign &a : work->body) {
       if (tileOutputsApplies(a, nullptr)) {
         LdmTiling t = chooseTiles(a, *work, opts);
-        stmts.push_back(tileOutputs(a, *work, t.tile, t.spread, opts.sunwayNaturalOrder));
+        stmts.push_back(tileOutputs(a, *work, t.tile, t.spread, opts.sunwayNaturalOrder, t.rows));
         tiled = true;
       } else {
         stmts.push_back(defaultStatement(a, *work, opts.target));
@@ -109,7 +111,10 @@ public:
   std::optional<LoweredFunc> finish(LoweredFunc f, PassContext &ctx) const override {
     const PipelineOptions &opts = ctx.options();
     LoweredFunc staged =
-        stageThroughLdm(f, ldmCapacity(opts) - kStackReserve, opts.sunwayDoubleBuffer, opts.sunwayBroadcast);
+        stageThroughLdm(f, ldmCapacity(opts) - kStackReserve, opts.sunwayDoubleBuffer,
+                        opts.sunwayBroadcast != PipelineOptions::SunwayBroadcast::Off,
+                        opts.sunwayBroadcast == PipelineOptions::SunwayBroadcast::On ||
+                            opts.sunwayBroadcast == PipelineOptions::SunwayBroadcast::Rows);
     ctx.funcStep("StageThroughLdm", staged);
     return staged;
   }

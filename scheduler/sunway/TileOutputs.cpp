@@ -62,54 +62,69 @@ bool tileOutputsApplies(const Assign &a, std::string *reason) {
 }
 
 MStmtPtr tileOutputs(const Assign &a, const Op &op, const std::vector<int64_t> &tile, int spread,
-                     bool reductionInside) {
+                     bool reductionInside, int rows) {
   FreshNames fresh(op, a);
   Expr red = containsReduce(a.value) ? soleReduction(a.value, a.target->dtype) : nullptr;
   static const std::vector<IndexVar> none;
   const std::vector<IndexVar> &rvars = red ? red->rvars : none;
   size_t rank = a.vars.size();
   if (tile.size() != rank + rvars.size()) throw InternalError("TileOutputs: one tile size per loop dimension expected");
-  if (spread >= static_cast<int>(rank)) throw InternalError("TileOutputs: the spread dimension is not an output one");
+  if (spread >= static_cast<int>(rank) || rows >= static_cast<int>(rank) || (rows >= 0 && (spread < 0 || rows == spread)))
+    throw InternalError("TileOutputs: the lockstep dimensions are not distinct output ones");
 
   // Output tiles: t's mixed-radix digits are the tile coordinates; inside
   // a tile each output variable is its offset (a loop unless the size is 1).
-  // A spread dimension is the innermost digit, its count rounded up to a
-  // multiple of 64 (the tiles past its end are empty).
+  // In lockstep the dimensions the CPEs spread over are the innermost
+  // digits, each count rounded up to a multiple of its lanes (the tiles
+  // past its end are empty): round t (a loop every CPE runs) and CPE w
+  // stand for the tiles whose lane digits are (t's digit) * lanes + w's
+  // part: w itself over 64 lanes, or its column w % 8 along `spread` and
+  // its row w / 8 along `rows`. The CPE appears in no other digit, so the
+  // boxes of an operand that depends on none of those dimensions provably
+  // do not depend on the CPE, and one that depends on the row's alone
+  // differs only between rows.
   std::string t = fresh("tile");
+  std::string w = spread >= 0 ? fresh("cpe") : "";
+  struct Lane {
+    size_t dim;
+    int64_t lanes;
+    Expr part;
+  };
+  std::vector<Lane> lanes; // innermost first
+  if (spread >= 0 && rows >= 0) {
+    lanes.push_back({static_cast<size_t>(spread), 8, floorMod(loopVar(w), intImm(8))});
+    lanes.push_back({static_cast<size_t>(rows), 8, floorDiv(loopVar(w), intImm(8))});
+  } else if (spread >= 0) {
+    lanes.push_back({static_cast<size_t>(spread), 64, loopVar(w)});
+  }
+  auto laneOf = [&](size_t d) -> const Lane * {
+    for (const Lane &l : lanes)
+      if (l.dim == d) return &l;
+    return nullptr;
+  };
   std::vector<Expr> count(rank);
   Expr tiles = intImm(1);
   for (size_t d = 0; d < rank; ++d) {
     count[d] = simplify(ceilDiv(a.vars[d].extent, intImm(tile[d])));
-    if (static_cast<int>(d) == spread) count[d] = simplify(mul(ceilDiv(count[d], intImm(64)), intImm(64)));
+    if (const Lane *l = laneOf(d)) count[d] = simplify(mul(ceilDiv(count[d], intImm(l->lanes)), intImm(l->lanes)));
     tiles = mul(tiles, count[d]);
   }
   std::vector<size_t> digits; // innermost first
-  if (spread >= 0) digits.push_back(static_cast<size_t>(spread));
+  for (const Lane &l : lanes) digits.push_back(l.dim);
   for (size_t d = rank; d-- > 0;)
-    if (static_cast<int>(d) != spread) digits.push_back(d);
-  // Lockstep: round t (a loop every CPE runs) and CPE w stand for tile
-  // t * 64 + w, whose spread digit is (t % Q) * 64 + w (Q = count / 64): w
-  // appears in no other digit, so the boxes of an operand that does not
-  // depend on the spread dimension provably do not depend on the CPE.
-  std::string w = spread >= 0 ? fresh("cpe") : "";
-  Expr q = spread >= 0 ? simplify(floorDiv(count[spread], intImm(64))) : nullptr;
+    if (!laneOf(d)) digits.push_back(d);
   std::vector<std::pair<std::string, Expr>> map;
   std::vector<Expr> idx(rank);
   std::vector<std::pair<std::string, Expr>> offsets; // innermost first
-  Expr stride = intImm(1);
+  Expr stride = intImm(1);                            // of t's digit
   for (size_t n = 0; n < digits.size(); ++n) {
     size_t d = digits[n];
-    Expr coord;
-    if (spread < 0) {
-      coord = floorDiv(loopVar(t), stride);
-      if (n + 1 < digits.size()) coord = floorMod(coord, count[d]);
-    } else if (n == 0) {
-      coord = add(mul(floorMod(loopVar(t), q), intImm(64)), loopVar(w));
-    } else {
-      coord = floorDiv(loopVar(t), floorDiv(stride, intImm(64)));
-      if (n + 1 < digits.size()) coord = floorMod(coord, count[d]);
-    }
-    stride = mul(stride, count[d]);
+    const Lane *l = laneOf(d);
+    Expr q = l ? simplify(floorDiv(count[d], intImm(l->lanes))) : count[d];
+    Expr coord = floorDiv(loopVar(t), stride);
+    if (n + 1 < digits.size()) coord = floorMod(coord, q);
+    if (l) coord = add(mul(coord, intImm(l->lanes)), l->part);
+    stride = mul(stride, q);
     Expr start = mul(coord, intImm(tile[d]));
     idx[d] = start;
     if (tile[d] > 1) {
@@ -170,7 +185,7 @@ MStmtPtr tileOutputs(const Assign &a, const Op &op, const std::vector<int64_t> &
   }
   if (spread < 0) return cpeChunks({t}, simplify(ceilDiv(tiles, intImm(64))), mBlock(task, loc), loc);
   // for (w) in spatial(64) on cpes { for t in 0..T' / 64 { ... } }: the 64
-  // tiles of a round differ in the spread dimension alone.
+  // tiles of a round differ in the lockstep dimensions alone.
   return mMapFor({w}, MappingAtom::Kind::Spatial, {intImm(64)}, WorkerKind::Cpes,
                  mSeqFor(t, simplify(floorDiv(tiles, intImm(64))), mBlock(task, loc), loc), loc);
 }

@@ -48,13 +48,19 @@ bool tileOutputsApplies(const ir::Assign &a, std::string *reason);
 // neighbouring tiles along it and the same tiles along every other
 // dimension: an operand that does not depend on the spread dimension has
 // the same box on every CPE at each reduction block, which StageThroughLdm
-// fetches once and broadcasts. With `reductionInside` a reduction's loops
+// fetches once and broadcasts. With `rows` an output dimension too, the
+// round is 8 x 8 tiles: the CPE column (w % 8) takes neighbouring tiles
+// along `spread` and the CPE row (w / 8) along `rows`, so an operand that
+// depends on `rows` but not on `spread` has one box per CPE row (row
+// broadcast) and one that depends on `spread` but not on `rows` one box
+// per CPE column (StageThroughLdm fetches their union once for all). With
+// `reductionInside` a reduction's loops
 // stay inside the tile's own loops, as the op writes them (for (i, j) in
 // tile { for k_blk { for k { .. } } }), instead of around them: swTVM's
 // ablation without loop reordering, where the operand boxes can no longer
 // be fetched once per reduction block for the whole tile. Requires
 // tileOutputsApplies(a).
 ir::MStmtPtr tileOutputs(const ir::Assign &a, const ir::Op &op, const std::vector<int64_t> &tile, int spread = -1,
-                         bool reductionInside = false);
+                         bool reductionInside = false, int rows = -1);
 
 } // namespace tk

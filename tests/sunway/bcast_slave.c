@@ -1,7 +1,7 @@
 #include <slave.h>
 #include "bcast.h"
 
-__thread_local float box[ROWS * W];
+__thread_local float box[ROWS * W], line[W];
 
 void bcast(void *p) {
   bcast_args *arg = p;
@@ -32,13 +32,25 @@ void bcast(void *p) {
   int before = reply;
   athread_put(PE_MODE, box, arg->seen + id * ROWS * W, ROWS * W * sizeof(float), (void *)&reply, 0, 0);
   while (reply != before + 1) {}
+
+  athread_syn(ARRAY_SCOPE, 0xffff);
+  before = reply;
+  if (id % 8 == 0) {
+    athread_get(BCAST_MODE, arg->src + id / 8 * W, line, W * sizeof(float), (void *)&reply, 1 << id / 8, 0, 0);
+    while (reply != before + 1) {}
+  }
+  athread_syn(ARRAY_SCOPE, 0xffff);
+  before = reply;
+  athread_put(PE_MODE, line, arg->line + id * W, W * sizeof(float), (void *)&reply, 0, 0);
+  while (reply != before + 1) {}
   ldm_free(blk, N * sizeof(float));
   if (arg->stack) {
     float local[4];
     athread_syn(ARRAY_SCOPE, 0xffff);
+    before = reply;
     if (id == 0) {
       athread_get(BCAST_MODE, arg->src, local, sizeof local, (void *)&reply, 0xff, 0, 0);
-      while (reply != 4) {}
+      while (reply != before + 1) {}
     }
     athread_syn(ARRAY_SCOPE, 0xffff);
   }

@@ -73,12 +73,13 @@ TEST_CASE("driver: schedule and Sunway DMA choices") {
   CHECK((o->constructContractions && o->swtvmLdmSizing && !o->sunwayDoubleBuffer));
   o = parseCommandLine({"x.tk"}, &err);
   REQUIRE(o);
-  CHECK((o->constructContractions && !o->swtvmLdmSizing && o->sunwayDoubleBuffer && o->sunwayBroadcast));
+  CHECK((o->constructContractions && !o->swtvmLdmSizing && o->sunwayDoubleBuffer &&
+         o->sunwayBroadcast == tk::PipelineOptions::SunwayBroadcast::On));
   o = parseCommandLine({"x.tk", "--sunway-broadcast=off"}, &err);
   REQUIRE(o);
-  CHECK_FALSE(o->sunwayBroadcast);
+  CHECK(o->sunwayBroadcast == tk::PipelineOptions::SunwayBroadcast::Off);
   CHECK_FALSE(parseCommandLine({"x.tk", "--sunway-broadcast=maybe"}, &err));
-  CHECK(err == "invalid value 'maybe' for --sunway-broadcast (expected on or off)");
+  CHECK(err == "invalid value 'maybe' for --sunway-broadcast (expected on, rows, all or off)");
   o = parseCommandLine({"x.tk", "--schedule=fixed64", "--sunway-loop-order=natural"}, &err);
   REQUIRE(o);
   CHECK((o->sunwayFixedBuffers && o->sunwayNaturalOrder && !o->swtvmLdmSizing));

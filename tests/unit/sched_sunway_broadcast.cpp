@@ -24,7 +24,7 @@ LoopNest matmulNest(int64_t m, int64_t k, int64_t n) {
 // The matmul lowered for sunway at 1024^3, as loop IR.
 std::string lowered(bool broadcast) {
   schedtest::SunwayMatmul mm("sw26010", {{"M", 1024}, {"K", 1024}, {"N", 1024}});
-  mm.options.sunwayBroadcast = broadcast;
+  mm.options.sunwayBroadcast = broadcast ? PipelineOptions::SunwayBroadcast::On : PipelineOptions::SunwayBroadcast::Off;
   schedtest::DiagFixture fx;
   auto fs = lowerModule(mm.module, mm.options, fx.diags);
   REQUIRE(fs.size() == 1);

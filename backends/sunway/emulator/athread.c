@@ -201,6 +201,10 @@ static void add_cpe(tk_athread_cpe_stats *dst, const tk_athread_cpe_stats *s) {
   dst->bcast_bytes += s->bcast_bytes;
   dst->bcast_ahead_count += s->bcast_ahead_count;
   dst->bcast_ahead_bytes += s->bcast_ahead_bytes;
+  dst->row_bcast_count += s->row_bcast_count;
+  dst->row_bcast_bytes += s->row_bcast_bytes;
+  dst->row_bcast_ahead_count += s->row_bcast_ahead_count;
+  dst->row_bcast_ahead_bytes += s->row_bcast_ahead_bytes;
   dst->syn_count += s->syn_count;
   dst->gmem_count += s->gmem_count;
   dst->gmem_bytes += s->gmem_bytes;
@@ -280,6 +284,10 @@ static void dma(int to_ldm, int mode, unsigned char *mem, unsigned char *ldm, in
   if (bcast) c->st.bcast_count += 1, c->st.bcast_bytes += (uint64_t)len;
   if (tk_athread_ahead) c->st.ahead_count += 1, c->st.ahead_bytes += (uint64_t)len;
   if (tk_athread_ahead && bcast) c->st.bcast_ahead_count += 1, c->st.bcast_ahead_bytes += (uint64_t)len;
+  if (bcast && ((mask & 0xff) & ((mask & 0xff) - 1)) == 0) { /* one row */
+    c->st.row_bcast_count += 1, c->st.row_bcast_bytes += (uint64_t)len;
+    if (tk_athread_ahead) c->st.row_bcast_ahead_count += 1, c->st.row_bcast_ahead_bytes += (uint64_t)len;
+  }
   tk_dma_job job = {to_ldm, mem, ldm, (size_t)len, (size_t)stride, (size_t)bsize, reply};
   if (!bcast) {
     tk_dma_issue(&job);

@@ -25,6 +25,9 @@ typedef struct tk_athread_cpe_stats {
   uint64_t ahead_count, ahead_bytes; /* of the transfers above, those issued ahead (TK_DMA_AHEAD) */
   uint64_t bcast_count, bcast_bytes; /* of the gets, those broadcast (BCAST_MODE): read once, landing in many LDMs */
   uint64_t bcast_ahead_count, bcast_ahead_bytes; /* of the broadcasts, those issued ahead */
+  /* of the broadcasts, those whose mask names one row of CPEs (and of
+     those, the ones issued ahead): the rows' broadcasts can run at once */
+  uint64_t row_bcast_count, row_bcast_bytes, row_bcast_ahead_count, row_bcast_ahead_bytes;
   uint64_t syn_count;            /* athread_syn calls (barriers of any scope) */
   uint64_t gmem_count, gmem_bytes;   /* direct main-memory loads and stores (TK_GMEM), not DMA */
 } tk_athread_cpe_stats;

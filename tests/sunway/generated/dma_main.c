@@ -3,7 +3,9 @@
    the results and that each op moves exactly the compulsory bytes by DMA:
    every input element read once, every output element written once; and
    that a matmul is right with its shared operand broadcast (the CPEs run
-   in lockstep rounds and CPE 0 fetches B's blocks for all). */
+   in lockstep rounds and CPE 0 fetches B's blocks for all). With
+   TK_EXPECT_ROW_BCAST set (tkc --sunway-broadcast=rows), some of those
+   broadcasts must go to one row of CPEs. */
 #include "dma.h"
 
 #include <tk_athread_stats.h>
@@ -63,8 +65,13 @@ int main(void) {
               (unsigned long long)st.total.bcast_bytes, (unsigned long long)st.total.bcast_count);
       bad = 1;
     }
-    printf("gemm: results as expected, %llu of %llu bytes read by broadcast\n",
-           (unsigned long long)st.total.bcast_bytes, (unsigned long long)st.total.get_bytes);
+    if (getenv("TK_EXPECT_ROW_BCAST") && st.total.row_bcast_count == 0) {
+      fprintf(stderr, "FAIL: gemm made no row broadcast\n");
+      bad = 1;
+    }
+    printf("gemm: results as expected, %llu of %llu bytes read by broadcast (%llu by row broadcast)\n",
+           (unsigned long long)st.total.bcast_bytes, (unsigned long long)st.total.get_bytes,
+           (unsigned long long)st.total.row_bcast_bytes);
     free(c);
   }
   free(a);
