@@ -8,8 +8,7 @@
 // --sunway-dma=sync), swtvm (swTVM's LDM sizing, --schedule=swtvm, sync) and
 // untiled (the plain default schedule, --schedule=default, sync), no-merge
 // (one transfer per row), rows (8 x 8 rounds with row broadcasts wherever
-// an operand allows them, --sunway-broadcast=rows), no-row-bcast
-// (broadcasts to all CPEs only: --sunway-broadcast=all), no-bcast (no broadcast of shared
+// an operand allows them, --sunway-broadcast=rows), no-bcast (no broadcast of shared
 // operands, --sunway-broadcast=off), fixed64 (no LDM sizing, --schedule=fixed64) and
 // natural (no loop reordering, --sunway-loop-order=natural): the ablation
 // tables of docs/sunway.md.
@@ -52,7 +51,6 @@ const Variant kTkc{"tkc", {"--schedule=construct"}, ""},
     kSync{"tkc-sync", {"--schedule=construct", "--sunway-dma=sync"}, ""},
     kNoMerge{"no-merge", {"--schedule=construct"}, "-DTK_DMA_NO_MERGE"},
     kNoBcast{"no-bcast", {"--schedule=construct", "--sunway-broadcast=off"}, ""},
-    kNoRowBcast{"no-row-bcast", {"--schedule=construct", "--sunway-broadcast=all"}, ""},
     kRows{"rows", {"--schedule=construct", "--sunway-broadcast=rows"}, ""},
     kFixed{"fixed64", {"--schedule=fixed64"}, ""}, kNatural{"natural", {"--sunway-loop-order=natural"}, ""},
     kSwtvm{"swtvm", {"--schedule=swtvm", "--sunway-dma=sync"}, ""},
@@ -164,7 +162,7 @@ std::optional<construct::HardwareDesc> readHw(const std::string &path, SourceMan
 }
 
 std::vector<Case> cases() {
-  const std::vector<Variant> all{kTkc, kRows, kNoRowBcast, kNoBcast, kSync, kNoMerge, kFixed, kNatural, kSwtvm, kUntiled},
+  const std::vector<Variant> all{kTkc, kRows, kNoBcast, kSync, kNoMerge, kFixed, kNatural, kSwtvm, kUntiled},
       tiled{kTkc, kSync, kNoMerge, kUntiled};
   auto nchw = [](int64_t c, int64_t f, int64_t hw) { return Shapes{{"N", 1}, {"C", c}, {"F", f}, {"H", hw}, {"W", hw}}; };
   Shapes act{{"N", 1}, {"C", 64}, {"H", 112}, {"W", 112}};

@@ -46,11 +46,10 @@ struct PipelineOptions {
   bool sunwayDoubleBuffer = true;
   // Sunway: an LDM box every CPE fetches alike at the same time (an operand
   // all CPEs of a lockstep round share) is read once by CPE 0 and broadcast
-  // (All); On: also 8 x 8 rounds where that is modelled faster, whose boxes
-  // a row of CPEs shares (row broadcast) or whose 8 columns' union every CPE
-  // does; Rows: 8 x 8 rounds wherever an operand has such boxes; Off: every
-  // CPE fetches its own (tkc --sunway-broadcast=..., for comparison).
-  enum class SunwayBroadcast { Off, All, On, Rows };
+  // (On); Rows: the rounds are 8 x 8 wherever an operand then has a box per
+  // CPE row (row broadcast) or per CPE column (their union broadcast); Off:
+  // every CPE fetches its own (tkc --sunway-broadcast=..., for comparison).
+  enum class SunwayBroadcast { Off, On, Rows };
   SunwayBroadcast sunwayBroadcast = SunwayBroadcast::On;
   // cpu functions record who writes every output element and report those
   // never written or written by two workers at once (tkc --check-mappings,

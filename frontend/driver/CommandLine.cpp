@@ -224,10 +224,9 @@ std::optional<DriverOptions> parseCommandLine(const std::vector<std::string> &ar
     }
     else if (a == "--sunway-broadcast=on") o.sunwayBroadcast = PipelineOptions::SunwayBroadcast::On;
     else if (a == "--sunway-broadcast=rows") o.sunwayBroadcast = PipelineOptions::SunwayBroadcast::Rows;
-    else if (a == "--sunway-broadcast=all") o.sunwayBroadcast = PipelineOptions::SunwayBroadcast::All;
     else if (a == "--sunway-broadcast=off") o.sunwayBroadcast = PipelineOptions::SunwayBroadcast::Off;
     else if (startsWith(a, "--sunway-broadcast=")) {
-      *error = "invalid value '" + a.substr(19) + "' for --sunway-broadcast (expected on, rows, all or off)";
+      *error = "invalid value '" + a.substr(19) + "' for --sunway-broadcast (expected on, rows or off)";
       return std::nullopt;
     }
     else if (startsWith(a, "--schedule=")) {
@@ -396,11 +395,9 @@ Construction optimizer (fills '?' holes, docs/construct.md):
                           one where the LDM has room (default)
   --sunway-dma=sync       sunway: every DMA completes before the code goes on
   --sunway-broadcast=on   sunway: run the CPEs in lockstep where an operand is shared
-                          and broadcast its blocks from one CPE, to all CPEs or to
-                          a row of them, as modelled fastest (default)
+                          and broadcast its blocks from one CPE (default)
   --sunway-broadcast=rows sunway: 8 x 8 rounds with row broadcasts wherever an
                           operand is shared by a row or a column of CPEs
-  --sunway-broadcast=all  sunway: broadcasts to all CPEs only (no row broadcasts)
   --sunway-broadcast=off  sunway: every CPE fetches its own blocks
   --sunway-loop-order=natural
                           sunway: keep the reduction inside each tile's loops, as the

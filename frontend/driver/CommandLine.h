@@ -48,7 +48,7 @@ struct DriverOptions {
   bool sunwayFixedBuffers = false;    // --schedule=fixed64
   bool sunwayNaturalOrder = false;    // --sunway-loop-order=natural | reordered (default)
   bool sunwayDoubleBuffer = true;     // --sunway-dma=double (default) | sync
-  // --sunway-broadcast=on (default) | rows | all | off
+  // --sunway-broadcast=on (default) | rows | off
   PipelineOptions::SunwayBroadcast sunwayBroadcast = PipelineOptions::SunwayBroadcast::On;
   std::vector<std::pair<std::string, int64_t>> shapeHints; // --shape-hint=SYM=VALUE
   std::string rank = "roofline"; // --rank=roofline | measure | model

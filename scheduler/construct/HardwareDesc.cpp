@@ -143,6 +143,7 @@ std::optional<HardwareDesc> parseHardwareDesc(const std::string &text, int fileI
     else if (key == "max_registers_per_thread") size(h.maxRegistersPerThread);
     else if (key == "registers_per_unit") size(h.registersPerUnit);
     else if (key == "tensor_core_shape") h.tensorCoreShape = value;
+    else if (key == "barrier") number(h.barrierNs);
     else diags.error(loc, "unknown key `" + key + "`");
   }
   SourceLoc top{fileId, 1, 1};
@@ -175,6 +176,7 @@ std::string printHardwareDesc(const HardwareDesc &h) {
   opt("max_registers_per_thread", h.maxRegistersPerThread);
   opt("registers_per_unit", h.registersPerUnit);
   if (!h.tensorCoreShape.empty()) o << "tensor_core_shape = " << h.tensorCoreShape << "\n";
+  opt("barrier", h.barrierNs);
   for (const MemLevel &m : h.levels) {
     o << "\n[level " << m.name << "]\ncapacity = " << m.capacity << "\nbandwidth = " << m.bandwidth << "\n";
     opt("latency", m.latency);

@@ -46,6 +46,7 @@ struct HardwareDesc {
   int maxRegistersPerThread = 0; // GPU (32-bit registers)
   int registersPerUnit = 0;      // GPU register file per SM (32-bit registers)
   std::string tensorCoreShape;   // e.g. "16x8x16"; empty = none
+  double barrierNs = 0;          // Sunway: an array-wide barrier of the units, ns; 0 = one main-memory latency
   // Slowest (main memory) first, registers last.
   std::vector<MemLevel> levels;
 

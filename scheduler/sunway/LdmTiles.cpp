@@ -224,9 +224,13 @@ void search(const LoopNest &nest, const construct::HardwareDesc &hw, double budg
     // Double-buffered where the second buffers fit too, as StageThroughLdm
     // does; a larger tile without them may still be the faster one. In
     // 8 x 8 rounds the columns' union box needs whole tiles along `spread`
-    // (StageThroughLdm finds no constant union box for clamped ones).
+    // (StageThroughLdm finds no constant union box for clamped ones), and
+    // with fewer than 8 tiles along either dimension CPE rows or columns
+    // would idle in every round.
+    auto tiles = [&](int d) { return (nest.dims[d].extent + tile[d] - 1) / tile[d]; };
     for (const Lockstep &m : modes) {
-      if (m.rows >= 0 && nest.dims[m.spread].extent % tile[m.spread] != 0) continue;
+      if (m.rows >= 0 && (nest.dims[m.spread].extent % tile[m.spread] != 0 || tiles(m.spread) < 8 || tiles(m.rows) < 8))
+        continue;
       if (bufferBytes(nest, tile, false, m.spread, m.rows) > budget) continue;
       bool twice = doubleBuffer && bufferBytes(nest, tile, true, m.spread, m.rows) <= budget;
       LdmTiling c = costLdmTiling(nest, hw, tile, twice, m.spread, m.rows);
@@ -251,30 +255,30 @@ void search(const LoopNest &nest, const construct::HardwareDesc &hw, double budg
 } // namespace
 
 LdmTiling fastestLdmTiling(const LoopNest &nest, const construct::HardwareDesc &hw, int64_t budgetBytes,
-                           bool doubleBuffer, bool broadcast, bool rowBroadcast, bool rowsOnly) {
+                           bool doubleBuffer, bool broadcast, bool rows) {
   std::vector<int64_t> tile(nest.dims.size(), 1);
   // Chunks; lockstep along each output dimension some input does not
-  // depend on (the only ones where it shares a box); with row broadcasts,
-  // 8 x 8 rounds along two output dimensions where some input has a box
-  // per CPE row or per CPE column.
+  // depend on (the only ones where it shares a box); with `rows`, 8 x 8
+  // rounds along two output dimensions where some input has a box per CPE
+  // row or per CPE column, when there are any.
   std::vector<Lockstep> modes{{-1, -1}};
   int outputs = 0;
   while (outputs < static_cast<int>(nest.dims.size()) && !nest.dims[outputs].reduction) ++outputs;
   auto any = [&](auto pred) { return std::any_of(nest.accesses.begin(), nest.accesses.end(), pred); };
   for (int d = 0; broadcast && d < outputs; ++d)
     if (any([&](const Access &a) { return sharesAlong(nest, a, d); })) modes.push_back({d, -1});
-  for (int s = 0; broadcast && rowBroadcast && s < outputs; ++s)
+  for (int s = 0; broadcast && rows && s < outputs; ++s)
     for (int r = 0; r < outputs; ++r)
       if (r != s && any([&](const Access &a) {
             Reach x = reach(nest, a, s, r);
             return x == Reach::Row || x == Reach::Columns;
           }))
         modes.push_back({s, r});
-  // Only 8 x 8 rounds, where there are any.
-  if (rowsOnly && std::any_of(modes.begin(), modes.end(), [](const Lockstep &m) { return m.rows >= 0; }))
+  if (rows && std::any_of(modes.begin(), modes.end(), [](const Lockstep &m) { return m.rows >= 0; }))
     modes.erase(std::remove_if(modes.begin(), modes.end(), [](const Lockstep &m) { return m.rows < 0; }), modes.end());
   LdmTiling best;
   search(nest, hw, static_cast<double>(budgetBytes), doubleBuffer, modes, 0, tile, best);
+  if (best.tile.empty() && rows) return fastestLdmTiling(nest, hw, budgetBytes, doubleBuffer, broadcast, false);
   return best.tile.empty() ? costLdmTiling(nest, hw, tile, false) : best;
 }
 

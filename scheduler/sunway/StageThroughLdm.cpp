@@ -83,10 +83,16 @@ bool hasBarrier(const LStmtPtr &s) {
 }
 
 // One CPE loop body staged with blocks of `block` iterations; `dropped`
-// counts the tensors left in main memory.
+// counts the tensors left in main memory, `doubled` the double-buffered
+// boxes of the `aheadable` ones (read-only, at a serial loop level).
 struct Staged {
   LStmtPtr body;
-  int dropped = 0;
+  int dropped = 0, doubled = 0, aheadable = 0;
+  bool complete() const { return dropped == 0 && doubled == aheadable; }
+  // Fewer tensors in main memory first, then more boxes fetched ahead.
+  bool betterThan(const Staged &o) const {
+    return !o.body || dropped < o.dropped || (dropped == o.dropped && doubled > o.doubled);
+  }
 };
 
 // `cpe`: the CPE loop's variable when boxes may be broadcast, else empty.
@@ -95,7 +101,11 @@ Staged stage(const LStmtPtr &body, int64_t block, int64_t budget, bool doubleBuf
   LStmtPtr r = stripMine(body, block, keepBounded);
   std::vector<LdmPlan> plans = planLdmBoxes(r, budget, doubleBuffer, cpe, rows);
   Staged out{applyLdmPlans(r, plans, cpe), 0};
-  for (const LdmPlan &p : plans) out.dropped += !p.placed;
+  for (const LdmPlan &p : plans) {
+    out.dropped += !p.placed, out.doubled += p.doubleBuffer;
+    out.aheadable += doubleBuffer && p.placed && p.get && !p.put && p.level && p.level->kind == LStmt::Kind::For &&
+                     p.level->forKind == ForKind::Serial;
+  }
   return out;
 }
 
@@ -115,20 +125,23 @@ protected:
       if (st.kind == LStmt::Kind::Alloc && st.tensor->scope == Scope::Ldm) budget -= constantSize(*st.tensor).bytes;
     });
     // swTVM's sizing: the largest block for which every tensor that has
-    // a level gets one.
+    // a level gets one; then, double-buffered, a smaller block where that
+    // leaves room for more second buffers (a box of all the blocks'
+    // iterations, sized for 512, can leave none for the next box of
+    // another tensor: a convolution's weights over 512 channels).
     std::string cpe = broadcast_ ? s->var : "";
     Staged best;
     for (int64_t b = kMaxBlock; b >= 1; b /= 2) {
       Staged st = stage(body, b, budget, doubleBuffer_, cpe, rows_);
-      if (!best.body || st.dropped < best.dropped) best = st;
-      if (st.dropped == 0) break;
+      if (st.betterThan(best)) best = st;
+      if (st.complete()) break;
     }
     // Blocks that split bounded loops can leave a tensor that several of
     // them read without a level (a row read by each pass of a row
     // operator); whole bounded loops may give it one.
     if (best.dropped > 0) {
       Staged st = stage(body, kMaxBlock, budget, doubleBuffer_, cpe, rows_, true);
-      if (st.dropped < best.dropped) best = st;
+      if (st.betterThan(best)) best = st;
     }
     auto n = std::make_shared<LStmt>(*s);
     n->body = best.body;

@@ -13,7 +13,8 @@
 //     of the box, so the put never overwrites an element another CPE
 //     writes); every access of it there reads or writes the buffer;
 //   - B is the largest power of two (<= 512) for which every staged tensor
-//     fits (swTVM's LDM sizing, growing from small blocks);
+//     fits (swTVM's LDM sizing, growing from small blocks), or, double-
+//     buffered, a smaller one that gives more boxes a second buffer;
 //   - with `doubleBuffer`, a read-only box at a serial loop level gets a
 //     second buffer where the LDM has room: the next iteration's box is
 //     fetched (asynchronous DMA) while this one's is used;

@@ -20,7 +20,8 @@ double cpeSeconds(const CpeWork &w, const construct::HardwareDesc &hw) {
   double share = mem.bandwidth / std::max(1, hw.units); // bytes per ns one CPE streams when all do
   auto dma = [&](double transfers, double bytes) { return transfers * mem.latency + bytes / share; };
   double compute = hw.gflopsF32 > 0 ? w.flops / hw.gflopsF32 : 0;
-  double ns = dma(w.transfers - w.aheadTransfers, w.bytes - w.aheadBytes) + w.barriers * mem.latency +
+  double barrier = hw.barrierNs > 0 ? hw.barrierNs : mem.latency;
+  double ns = dma(w.transfers - w.aheadTransfers, w.bytes - w.aheadBytes) + w.barriers * barrier +
               std::max(dma(w.aheadTransfers, w.aheadBytes), compute);
   return ns * 1e-9;
 }

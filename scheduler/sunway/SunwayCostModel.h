@@ -17,10 +17,11 @@
 // get that lands in the 8 CPEs of its row of the array) waits only that
 // row, and the rows' broadcasts go at once, each at an eighth of the
 // bandwidth: it is charged to each CPE of its row as one transfer with an
-// eighth of its bytes. Each barrier a CPE passes
-// costs one main-memory latency (an assumption: the hardware description
-// has no barrier cost) and overlaps nothing. The FLOP rate is the vector peak: the
-// model assumes the CPE compiler vectorizes the inner loops, so modelled
+// eighth of its bytes. Each barrier a CPE passes costs the description's
+// `barrier` (stdlib/targets/sw26010*.hw: one main-memory latency, an
+// assumption for want of a published figure) and overlaps nothing. The
+// FLOP rate is the vector peak: the model assumes the CPE compiler
+// vectorizes the inner loops, so modelled
 // compute is a lower bound on time.
 #pragma once
 #include "scheduler/construct/HardwareDesc.h"

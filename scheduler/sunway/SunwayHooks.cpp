@@ -56,7 +56,7 @@ LdmTiling chooseTiles(const Assign &a, const Op &op, const PipelineOptions &opts
   if (opts.sunwayFixedBuffers) return fixedLdmTiling(nest, hw, budget, twice);
   using B = PipelineOptions::SunwayBroadcast;
   B b = opts.sunwayBroadcast;
-  return fastestLdmTiling(nest, hw, budget, twice, b != B::Off, b == B::On || b == B::Rows, b == B::Rows);
+  return fastestLdmTiling(nest, hw, budget, twice, b != B::Off, b == B::Rows);
 }
 
 class SunwayHooks final : public TargetHooks {
@@ -113,8 +113,7 @@ public:
     LoweredFunc staged =
         stageThroughLdm(f, ldmCapacity(opts) - kStackReserve, opts.sunwayDoubleBuffer,
                         opts.sunwayBroadcast != PipelineOptions::SunwayBroadcast::Off,
-                        opts.sunwayBroadcast == PipelineOptions::SunwayBroadcast::On ||
-                            opts.sunwayBroadcast == PipelineOptions::SunwayBroadcast::Rows);
+                        opts.sunwayBroadcast == PipelineOptions::SunwayBroadcast::Rows);
     ctx.funcStep("StageThroughLdm", staged);
     return staged;
   }

@@ -79,7 +79,7 @@ TEST_CASE("driver: schedule and Sunway DMA choices") {
   REQUIRE(o);
   CHECK(o->sunwayBroadcast == tk::PipelineOptions::SunwayBroadcast::Off);
   CHECK_FALSE(parseCommandLine({"x.tk", "--sunway-broadcast=maybe"}, &err));
-  CHECK(err == "invalid value 'maybe' for --sunway-broadcast (expected on, rows, all or off)");
+  CHECK(err == "invalid value 'maybe' for --sunway-broadcast (expected on, rows or off)");
   o = parseCommandLine({"x.tk", "--schedule=fixed64", "--sunway-loop-order=natural"}, &err);
   REQUIRE(o);
   CHECK((o->sunwayFixedBuffers && o->sunwayNaturalOrder && !o->swtvmLdmSizing));

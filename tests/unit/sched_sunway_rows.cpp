@@ -82,21 +82,20 @@ TEST_CASE("sunway rows: no tiling of a 1024^3 f32 matmul in 56 KiB moves fewer t
           if (t.ldmBytes <= 56 * 1024) fewest = std::min(fewest, t.dmaBytes);
         }
   CHECK(fewest == 4 * kMatrix); // DMA efficiency 3/4 at best
-  // Double-buffered, only the 8 x 8 rounds reach it; the modelled fastest
-  // moves more (its barriers cost less than the 8 x 8 rounds' extra ones).
-  LdmTiling rows = fastestLdmTiling(nest, hw, 56 * 1024, true, true, true, true),
-            best = fastestLdmTiling(nest, hw, 56 * 1024, true, true, true),
-            all = fastestLdmTiling(nest, hw, 56 * 1024, true, true, false);
+  // Double-buffered, the 8 x 8 rounds reach it; the modelled fastest
+  // (64 lanes) moves more but passes half the barriers.
+  LdmTiling rows = fastestLdmTiling(nest, hw, 56 * 1024, true, true, true),
+            best = fastestLdmTiling(nest, hw, 56 * 1024, true, true);
   CHECK(rows.rows >= 0);
   CHECK(rows.dmaBytes == 4 * kMatrix);
   CHECK(rows.ldmBytes <= 56 * 1024);
-  CHECK(best.seconds <= rows.seconds);
-  CHECK(best.seconds == all.seconds);
+  CHECK(best.rows == -1);
+  CHECK(best.seconds < rows.seconds);
 }
 
 TEST_CASE("sunway rows: the first CPE of each row gets the row's box; CPE 0 the columns' union for all") {
   std::string rows = lowered(PipelineOptions::SunwayBroadcast::Rows);
-  std::string all = lowered(PipelineOptions::SunwayBroadcast::All);
+  std::string all = lowered(PipelineOptions::SunwayBroadcast::On);
   CHECK(all.find("broadcast_row") == std::string::npos);
   CHECK(all.find("cpe % 8 == 0") == std::string::npos);
   // The 8 x 8 round: a CPE's column and row pick its tile.

@@ -402,10 +402,17 @@ void tk_athread_print_stats(FILE *f, const tk_athread_stats *s) {
   for (int i = 0; i < TK_ATHREAD_CPES; ++i) {
     const tk_athread_cpe_stats *c = &s->cpe[i];
     if (!c->get_count && !c->put_count && !c->ldm_high_water) continue;
-    fprintf(f, "tk_athread: cpe %2d: get %llu (%llu B) put %llu (%llu B) ldm peak %llu B flops %llu\n", i,
+    fprintf(f, "tk_athread: cpe %2d: get %llu (%llu B) put %llu (%llu B) ldm peak %llu B flops %llu", i,
             (unsigned long long)c->get_count, (unsigned long long)c->get_bytes,
             (unsigned long long)c->put_count, (unsigned long long)c->put_bytes,
             (unsigned long long)c->ldm_high_water, (unsigned long long)c->flops);
+    /* What the performance model reads besides: transfers issued ahead,
+       broadcasts (to one row: row), barriers. */
+    if (c->ahead_count) fprintf(f, " ahead %llu (%llu B)", (unsigned long long)c->ahead_count, (unsigned long long)c->ahead_bytes);
+    if (c->bcast_count) fprintf(f, " bcast %llu (%llu B)", (unsigned long long)c->bcast_count, (unsigned long long)c->bcast_bytes);
+    if (c->row_bcast_count) fprintf(f, " row %llu", (unsigned long long)c->row_bcast_count);
+    if (c->syn_count) fprintf(f, " syn %llu", (unsigned long long)c->syn_count);
+    fputc('\n', f);
   }
   const tk_athread_cpe_stats *t = &s->total;
   fprintf(f, "tk_athread: total over %llu spawn(s): get %llu (%llu B) put %llu (%llu B) "
