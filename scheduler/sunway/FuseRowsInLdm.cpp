@@ -87,9 +87,10 @@ std::optional<RowGroup> rowGroup(const Op &op, std::string *reason) {
   return g;
 }
 
-int64_t rowCapacity(const RowGroup &g, int64_t budgetBytes) {
+int64_t rowCapacity(const RowGroup &g, int64_t budgetBytes, bool streamed) {
   // Bytes per column of every row buffer: the tensors indexed by a
-  // column variable, read ones twice.
+  // column variable, read ones twice (once streamed; written ones then
+  // take a block).
   std::map<const TensorDecl *, bool> perColumn; // tensor -> written
   for (const RowStmt &s : g.stmts) {
     if (!s.red) perColumn[s.a->target.get()] = true;
@@ -99,14 +100,22 @@ int64_t rowCapacity(const RowGroup &g, int64_t budgetBytes) {
         if (mentionsVar(i, s.column)) perColumn.emplace(e->tensor.get(), false);
     });
   }
-  int64_t bytes = 0;
-  for (const auto &[t, written] : perColumn) bytes += scalarTypeBytes(t->dtype) * (written ? 1 : 2);
+  int64_t bytes = 0, fixed = 0;
+  for (const auto &[t, written] : perColumn) {
+    int64_t b = scalarTypeBytes(t->dtype);
+    if (!streamed) bytes += b * (written ? 1 : 2);
+    else if (written) fixed += b * kStreamBlock;
+    else bytes += b;
+    fixed += 64; // LdmBox's alignment per buffer, and the per-row values' LDM
+  }
+  // Whole blocks, so the last block's reads stay inside the row's box.
+  if (streamed) return bytes > 0 && budgetBytes > fixed ? (budgetBytes - fixed) / bytes / kStreamBlock * kStreamBlock : 0;
   int64_t cap = 0;
   for (int64_t c = 1; c <= (int64_t{1} << 20) && c * bytes <= budgetBytes; c *= 2) cap = c;
   return cap;
 }
 
-MStmtPtr fuseRows(const Op &op, const RowGroup &g, int64_t cap) {
+MStmtPtr fuseRows(const Op &op, const RowGroup &g, int64_t cap, bool streamed) {
   if (cap < 1) throw InternalError("FuseRowsInLdm: a row capacity below one column");
   FreshNames fresh(op);
   SourceLoc loc = op.body.front().loc;
@@ -151,6 +160,21 @@ MStmtPtr fuseRows(const Op &op, const RowGroup &g, int64_t cap) {
       idx.push_back(loopVar(s.column));
     }
     SourceLoc at = s.a->loc;
+    if (!s.red && streamed && !inLdm.count(s.a->target.get())) {
+      // for j.blk { for j in 0..B { .. at j.blk * B + j .. } }: a constant
+      // B, so the row's box of what it reads keeps a constant bound; the
+      // last block's columns past the row are guarded off like any
+      // out-of-bounds access (the version runs only where C <= cap).
+      std::string blk = fresh(s.column + "_blk");
+      Expr start = mul(loopVar(blk), intImm(kStreamBlock));
+      std::vector<std::pair<std::string, Expr>> shifted = map;
+      shifted.back().second = add(start, loopVar(s.column));
+      idx.back() = shifted.back().second;
+      MStmtPtr store = mStore(target, idx, toLdm(substitute(s.a->value, shifted)), AccumOp::None, at);
+      body.push_back(mSeqFor(blk, simplify(ceilDiv(columns, intImm(kStreamBlock))),
+                             tileLoop(s.column, intImm(kStreamBlock), store, at), at));
+      continue;
+    }
     if (!s.red) {
       body.push_back(tileLoop(s.column, columns, mStore(target, idx, toLdm(substitute(s.a->value, map)), AccumOp::None, at), at));
       continue;

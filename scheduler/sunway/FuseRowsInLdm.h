@@ -56,11 +56,18 @@ std::optional<RowGroup> rowGroup(const ir::Op &op, std::string *reason);
 // The most columns whose row buffers fit `budgetBytes` of LDM: a power of
 // two, counting every tensor the group reads or writes per column, read
 // ones twice (StageThroughLdm double-buffers them); 0 when not even one
-// fits.
-int64_t rowCapacity(const RowGroup &g, int64_t budgetBytes);
+// fits. With `streamed`, for rows longer than that: read tensors once (no
+// room for a second row), tensors the group only writes not at all (they
+// go out in blocks of kStreamBlock columns, fuseRows' `streamed`), as a
+// multiple of kStreamBlock.
+constexpr int64_t kStreamBlock = 256;
+int64_t rowCapacity(const RowGroup &g, int64_t budgetBytes, bool streamed = false);
 
 // The fused row loop of `op`'s group `g` for rows of at most `cap`
-// columns. Requires cap >= 1.
-ir::MStmtPtr fuseRows(const ir::Op &op, const RowGroup &g, int64_t cap);
+// columns. With `streamed`, each element-wise statement's column loop
+// runs in blocks of kStreamBlock columns, which give the tensor it writes
+// a box of one block (the row's reads keep their row-long boxes).
+// Requires cap >= 1.
+ir::MStmtPtr fuseRows(const ir::Op &op, const RowGroup &g, int64_t cap, bool streamed = false);
 
 } // namespace tk

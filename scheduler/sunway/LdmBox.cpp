@@ -143,16 +143,21 @@ std::optional<Option> boxAt(const std::vector<const Access *> &accesses, int k, 
     ranges.push_back(std::move(r));
   }
   for (size_t d = 0; d < t.rank(); ++d) {
+    // The accesses' ranges apart by constants: the widest; else their
+    // min and max (a row read whole by one pass and in blocks by another).
     const IndexRange &base = ranges[0][d];
     int64_t dlo = 0, dhi = 0, x;
+    bool constant = true;
+    Expr lo = base.lo, hi = base.hi;
     for (const auto &r : ranges) {
-      if (!isConstInt(simplify(sub(r[d].lo, base.lo)), &x)) return std::nullopt;
-      dlo = std::min(dlo, x);
-      if (!isConstInt(simplify(sub(r[d].hi, base.hi)), &x)) return std::nullopt;
-      dhi = std::max(dhi, x);
+      if (isConstInt(simplify(sub(r[d].lo, base.lo)), &x)) dlo = std::min(dlo, x);
+      else constant = false;
+      if (isConstInt(simplify(sub(r[d].hi, base.hi)), &x)) dhi = std::max(dhi, x);
+      else constant = false;
+      lo = binary(BinOp::Min, lo, r[d].lo), hi = binary(BinOp::Max, hi, r[d].hi);
     }
-    o.lo.push_back(simplify(add(base.lo, intImm(dlo))));
-    o.hi.push_back(simplify(add(base.hi, intImm(dhi))));
+    o.lo.push_back(simplify(constant ? add(base.lo, intImm(dlo)) : lo));
+    o.hi.push_back(simplify(constant ? add(base.hi, intImm(dhi)) : hi));
     auto ub = constantBound(simplify(add(sub(o.hi.back(), o.lo.back()), intImm(1))), true);
     if (!ub) return std::nullopt;
     o.capacity *= std::max<int64_t>(*ub, 1);
@@ -229,6 +234,17 @@ std::optional<int64_t> constantBound(const Expr &e, bool upper) {
     auto v = constantBound(x, c >= 0 ? upper : !upper);
     if (!v) return std::nullopt;
     return checkedMul(*v, c);
+  }
+  case BinOp::CDiv:
+  case BinOp::Div: {
+    // By a positive constant (a block count): the other side's bound divided.
+    int64_t c;
+    if (!isConstInt(b, &c) || c <= 0) return std::nullopt;
+    auto v = constantBound(a, upper);
+    if (!v) return std::nullopt;
+    FoldResult r = foldIntBinary(e->binOp, *v, c);
+    if (!r.ok()) return std::nullopt;
+    return r.value;
   }
   case BinOp::Min:
   case BinOp::Max: {
@@ -320,21 +336,24 @@ std::vector<LdmPlan> planLdmBoxes(const LStmtPtr &body, int64_t budgetBytes, boo
     plans.push_back(std::move(plan));
     options.push_back(std::move(opts));
   }
-  // Outermost level each; while over budget, the largest buffer goes one
-  // level deeper (or back to main memory).
+  // Outermost level each; while over budget, the largest buffer that has a
+  // deeper level goes one level deeper, or, when none has, the largest goes
+  // back to main memory (a row operator's row, read by each pass, has one
+  // level; what it writes can go out in blocks instead).
   std::vector<size_t> at(plans.size(), 0);
   auto bytes = [&](size_t i) {
     return at[i] < options[i].size() ? options[i][at[i]].capacity * scalarTypeBytes(plans[i].tensor->dtype) + 32 : 0;
   };
   for (;;) {
     int64_t total = 0;
-    size_t largest = 0;
+    std::optional<size_t> largest, movable;
     for (size_t i = 0; i < plans.size(); ++i) {
       total += bytes(i);
-      if (bytes(i) > bytes(largest)) largest = i;
+      if (!largest || bytes(i) > bytes(*largest)) largest = i;
+      if (at[i] + 1 < options[i].size() && (!movable || bytes(i) > bytes(*movable))) movable = i;
     }
-    if (total <= budgetBytes) break;
-    ++at[largest];
+    if (total <= budgetBytes || !largest) break;
+    ++at[movable ? *movable : *largest];
   }
   for (size_t i = 0; i < plans.size(); ++i) {
     if (at[i] >= options[i].size()) continue;

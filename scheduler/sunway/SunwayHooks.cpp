@@ -82,15 +82,22 @@ public:
     }
     MStmtPtr body = mBlock(std::move(stmts), op->loc);
     // A row operator reads each row once, one row per CPE at a time, when
-    // the row fits the LDM; the statements' own tiles take longer rows.
+    // the row fits the LDM (double-buffered; longer ones single, what it
+    // writes streamed out in blocks); the statements' own tiles take
+    // longer rows.
     std::optional<RowGroup> rows = rowGroup(*work, nullptr);
-    int64_t cap = rows ? rowCapacity(*rows, ldmCapacity(opts) - kStackReserve) : 0;
+    int64_t budget = ldmCapacity(opts) - kStackReserve;
+    int64_t cap = rows ? rowCapacity(*rows, budget) : 0, longCap = rows ? rowCapacity(*rows, budget, true) : 0;
+    int64_t c;
+    bool known = rows && isConstInt(rows->columns, &c);
+    if (longCap > cap && !(known && c <= cap)) {
+      MStmtPtr fused = fuseRows(*work, *rows, longCap, true);
+      body = known && c <= longCap ? fused
+                                   : mIf(binary(BinOp::LE, rows->columns, intImm(longCap)), fused, body, op->loc);
+    }
     if (cap > 0) {
-      int64_t c;
       MStmtPtr fused = fuseRows(*work, *rows, cap);
-      body = isConstInt(rows->columns, &c) && c <= cap
-                 ? fused
-                 : mIf(binary(BinOp::LE, rows->columns, intImm(cap)), fused, body, op->loc);
+      body = known && c <= cap ? fused : mIf(binary(BinOp::LE, rows->columns, intImm(cap)), fused, body, op->loc);
     } else if (!tiled && work == op) {
       return nullptr;
     }

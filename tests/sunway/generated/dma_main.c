@@ -5,10 +5,13 @@
    that a matmul is right with its shared operand broadcast (the CPEs run
    in lockstep rounds and CPE 0 fetches B's blocks for all). With
    TK_EXPECT_ROW_BCAST set (tkc --sunway-broadcast=rows), some of those
-   broadcasts must go to one row of CPEs. */
+   broadcasts must go to one row of CPEs. A softmax over rows of 9001
+   columns (longer than a row operator double-buffers: a row at a time,
+   its output in blocks) must read X once and write Y once too. */
 #include "dma.h"
 
 #include <tk_athread_stats.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -73,6 +76,27 @@ int main(void) {
            (unsigned long long)st.total.bcast_bytes, (unsigned long long)st.total.get_bytes,
            (unsigned long long)st.total.row_bcast_bytes);
     free(c);
+  }
+  {
+    const int64_t R = 67, L = 9001; /* 67 rows: a CPE takes one or two */
+    float *y = malloc(sizeof(float) * R * L);
+    if (softmax(b, y, R, L) != 0 || tk_athread_last_stats(&st) != 0) return 1;
+    for (i = 0; i < R; ++i) {
+      double mx = -INFINITY, sum = 0;
+      for (j = 0; j < L; ++j) mx = fmax(mx, b[i * L + j]);
+      for (j = 0; j < L; ++j) sum += exp(b[i * L + j] - mx);
+      for (j = 0; j < L; ++j) {
+        double want = exp(b[i * L + j] - mx) / sum;
+        if (fabs(y[i * L + j] - want) > 1e-6 + 1e-4 * want) {
+          fprintf(stderr, "FAIL: softmax Y[%lld][%lld] = %g, expected %g\n", (long long)i, (long long)j, y[i * L + j], want);
+          return 1;
+        }
+      }
+    }
+    bad |= check_bytes("softmax", st.total.get_bytes, sizeof(float) * R * L, "athread_get");
+    bad |= check_bytes("softmax", st.total.put_bytes, sizeof(float) * R * L, "athread_put");
+    printf("softmax over rows of %lld: results and DMA bytes as expected\n", (long long)L);
+    free(y);
   }
   free(a);
   free(b);
