@@ -8,6 +8,8 @@
 #include "scheduler/sunway/FuseTileEpilogues.h"
 #include "scheduler/InlineElementwise.h"
 
+#include "scheduler/sunway/LdmBox.h"
+
 #include <doctest/doctest.h>
 
 using namespace tk;
@@ -59,8 +61,9 @@ ir::OpPtr inlined(const ir::Module &m, const char *name) { return inlineElementw
 
 bool grouped(const ir::OpPtr &op, std::string *why) { return rowGroup(*op, why).has_value(); }
 
-std::string printed(const ir::OpPtr &op, int64_t cap) {
-  return ir::printKernel(*ir::synthesizedKernel(op, ir::TargetFamily::Sunway, fuseRows(*op, *rowGroup(*op, nullptr), cap)));
+std::string printed(const ir::OpPtr &op, int64_t cap, bool streamed = false) {
+  return ir::printKernel(
+      *ir::synthesizedKernel(op, ir::TargetFamily::Sunway, fuseRows(*op, *rowGroup(*op, nullptr), cap, streamed)));
 }
 
 } // namespace
@@ -99,6 +102,34 @@ TEST_CASE("sunway fusion: the row loop keeps per-row values in LDM and bounds it
   // A mean: the sum, then the division applied to the row's value.
   std::string rms = printed(inlined(m, "rms"), 1024);
   CHECK(rms.find("ms_ldm[0] = ms_ldm[0] / f32(N);") != std::string::npos);
+}
+
+TEST_CASE("sunway fusion: longer rows single-buffered, what the group writes streamed out in blocks") {
+  ir::Module m = unittest::moduleFromSource(kOps);
+  ir::OpPtr op = inlined(m, "softmax");
+  std::optional<RowGroup> g = rowGroup(*op, nullptr);
+  REQUIRE(g);
+  // X once (4 bytes a column); Y a block of 256 columns (1 KiB) and 64
+  // bytes per tensor of alignment: (57344 - 1024 - 128) / 4, in whole blocks.
+  CHECK(rowCapacity(*g, 56 * 1024, true) == 13824);
+  CHECK(rowCapacity(*g, 1024, true) == 0);
+  std::string text = printed(op, 13824, true);
+  // The reductions read the row whole; the quotient runs in blocks of a
+  // constant 256 (the last block's columns past N guarded off later).
+  CHECK(text.find("for j in 0..min(N, 13824) {") != std::string::npos);
+  CHECK(text.find("for j_blk in 0..cdiv(min(N, 13824), 256) {") != std::string::npos);
+  CHECK(text.find("for (j) in repeat(256) {") != std::string::npos);
+  CHECK(text.find("Y[row, j_blk * 256 + j] = exp(X[row, j_blk * 256 + j] - m_ldm[0]) / z_ldm[0];") !=
+        std::string::npos);
+}
+
+TEST_CASE("sunway staging: constant bounds through block counts") {
+  using namespace ir;
+  Expr n = var("N", VarKind::Symbol);
+  CHECK(constantBound(ceilDiv(binary(BinOp::Min, n, intImm(13824)), intImm(256)), true) == 54);
+  CHECK(constantBound(floorDiv(binary(BinOp::Min, n, intImm(1000)), intImm(3)), true) == 333);
+  CHECK_FALSE(constantBound(ceilDiv(n, intImm(256)), true));
+  CHECK_FALSE(constantBound(ceilDiv(intImm(10), n), true));
 }
 
 TEST_CASE("sunway fusion: a reduction read once by an element-wise epilogue becomes its value") {
