@@ -41,7 +41,11 @@ struct CompileConfig {
   std::string runtimeLibDir;         // directory holding libtkrt.a
   std::string workDir;               // objects and libraries are written here
   std::string cc = "cc";             // system compiler used as the linker
-  std::string sunwayCflags = "-O2 -Wall -Wextra -Werror"; // CFLAGS of a sunway build's Makefile
+  // CFLAGS of a sunway build's Makefile. -O0: gcc -O2 takes 23 s on
+  // nn.tk's 290 KB of CPE source (its inlined index expressions), -O0 half
+  // a second, and the trials' emulated calls are small; `sunway: stdlib
+  // sources build with -O2 -Werror` and tk_sunway_bench build at -O2.
+  std::string sunwayCflags = "-O0 -Wall -Wextra -Werror";
 };
 
 // A shared library built from one .tk file and loaded with dlopen.
