@@ -82,8 +82,15 @@ struct Option {
   std::vector<Expr> lo, hi;
   int64_t capacity;
   bool get;
-  bool columns = false; // the union over the CPE columns (ColumnUnion)
 };
+
+// Whether `n` is the CPE's column (cpe % 8, op Mod) or row (cpe / 8, op
+// Div) in the 8 x 8 array.
+bool cpeBy8(const Expr &n, BinOp op, const std::string &cpe) {
+  int64_t m;
+  return n->kind == ExprKind::Binary && n->binOp == op && n->args[0]->kind == ExprKind::Var &&
+         n->args[0]->name == cpe && isConstInt(n->args[1], &m) && m == 8;
+}
 
 // A CPE's column in the 8 x 8 array, cpe % 8, as a loop over the 8 columns,
 // so that a box's range over it is the union of the 8 columns' boxes. A
@@ -111,12 +118,7 @@ struct ColumnUnion {
     return true;
   }
   Expr column(const Expr &i) const {
-    return transformExpr(i, [&](const Expr &n) {
-      int64_t m;
-      bool col = n->kind == ExprKind::Binary && n->binOp == BinOp::Mod && n->args[0]->kind == ExprKind::Var &&
-                 n->args[0]->name == cpe && isConstInt(n->args[1], &m) && m == 8;
-      return col ? var(loop->var, VarKind::Loop) : n;
-    });
+    return transformExpr(i, [&](const Expr &n) { return cpeBy8(n, BinOp::Mod, cpe) ? var(loop->var, VarKind::Loop) : n; });
   }
 };
 
@@ -125,7 +127,7 @@ struct ColumnUnion {
 // With `cols`, the read-only box's union over the CPE columns.
 std::optional<Option> boxAt(const std::vector<const Access *> &accesses, int k, ColumnUnion *cols = nullptr) {
   const TensorDecl &t = *accesses.front()->tensor;
-  Option o{k, {}, {}, 1, false, cols != nullptr};
+  Option o{k, {}, {}, 1, false};
   std::vector<std::vector<IndexRange>> ranges;
   std::vector<std::map<std::string, const LStmt *>> inner; // per access
   for (const Access *a : accesses) {
@@ -283,12 +285,8 @@ bool mentionsAny(const std::vector<Expr> &es, const std::string &v) {
 std::vector<Expr> withoutRow(const std::vector<Expr> &es, const std::string &cpe) {
   std::vector<Expr> out;
   for (const Expr &e : es)
-    out.push_back(transformExpr(e, [&](const Expr &n) {
-      int64_t m;
-      bool row = n->kind == ExprKind::Binary && n->binOp == BinOp::Div && n->args[0]->kind == ExprKind::Var &&
-                 n->args[0]->name == cpe && isConstInt(n->args[1], &m) && m == 8;
-      return row ? var(cpe + ".row", VarKind::Loop) : n;
-    }));
+    out.push_back(
+        transformExpr(e, [&](const Expr &n) { return cpeBy8(n, BinOp::Div, cpe) ? var(cpe + ".row", VarKind::Loop) : n; }));
   return out;
 }
 

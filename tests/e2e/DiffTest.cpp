@@ -1,4 +1,4 @@
-// tk_difftest: differential test of one exported function of a .tk file.
+// tk_difftest: differential test of exported functions of a .tk file.
 // Compiles the file with bin/tkc, loads it, calls the function on random
 // shapes and inputs and compares every output with the reference
 // interpreter evaluating the op's tensor IR (so a user kernel — a schedule —
@@ -8,8 +8,10 @@
 //
 //   tk_difftest [--tkc PATH] [--libdir DIR] [--stdlib DIR] [--work DIR]
 //               [--seed N] [--trials N] [--budget N] [--sizes N,N,...]
-//               [--target NAME] [--tkc-flag=FLAG]... FILE SYMBOL
+//               [--target NAME] [--tkc-flag=FLAG]... FILE SYMBOL...
 //
+// The file is compiled once; each SYMBOL is then tested in turn, with the
+// same seed (as if tested alone).
 // --sizes replaces the sizes random trials draw symbols from (ascending,
 // e.g. whole tiles: `--sizes 8,16,64,72,128`); the 1 and 2039 trials stay.
 // --tkc-flag passes FLAG to every tkc run (after the default flags), e.g.
@@ -37,7 +39,8 @@ using namespace tk;
 namespace {
 
 struct Options {
-  std::string file, symbol;
+  std::string file;
+  std::vector<std::string> symbols;
   e2e::CompileConfig compile;
   std::string stdlibDir = TK_SOURCE_STDLIB_DIR;
   uint64_t seed = 1;
@@ -89,9 +92,9 @@ bool parseOptions(int argc, char **argv, Options &o) {
     else if (!a.empty() && a[0] == '-') return false;
     else positional.push_back(a);
   }
-  if (positional.size() != 2) return false;
+  if (positional.size() < 2) return false;
   o.file = positional[0];
-  o.symbol = positional[1];
+  o.symbols.assign(positional.begin() + 1, positional.end());
   o.compile.tkcFlags.push_back("--stdlib=" + o.stdlibDir);
   return true;
 }
@@ -204,47 +207,28 @@ Outcome checkRejected(const Caller &call, const ir::Op &op, e2e::Violation kind,
 
 } // namespace
 
-int main(int argc, char **argv) {
-  Options o;
-  if (!parseOptions(argc, argv, o)) {
-    std::cerr << "usage: tk_difftest [--tkc PATH] [--libdir DIR] [--stdlib DIR] [--work DIR] [--seed N]"
-                 " [--trials N] [--budget N] [--sizes N,N,...] [--target NAME] [--tkc-flag=FLAG]... FILE SYMBOL\n";
-    return 2;
-  }
-  SourceManager sm;
-  DiagEngine diags(sm);
-  FrontendOptions fo;
-  fo.stdlibDir = o.stdlibDir;
-  // The target's kernels are the exported ones (sunway-pro is the sunway
-  // family, cuda-sm_80 the cuda one).
-  const std::string &target = o.compile.tkcFlags[1];
-  if (target.rfind("--target=sunway", 0) == 0) fo.target = ir::TargetFamily::Sunway;
-  else if (target.rfind("--target=cuda", 0) == 0) fo.target = ir::TargetFamily::Cuda;
-  std::optional<ir::Module> mod = buildModule(o.file, fo, sm, diags);
-  if (!mod) return 2;
+// The trials of export `symbol` of `mod`, compiled into `lib`: 0 when
+// every check passed, 1 when one failed, 2 when the symbol is missing.
+int testSymbol(const Options &o, const ir::Module &mod, ir::TargetFamily family, e2e::NativeLibrary &lib,
+               const std::string &symbol) {
   const ir::Export *exp = nullptr;
-  for (const ir::Export &e : mod->exports)
-    if (e.symbol == o.symbol) exp = &e;
+  for (const ir::Export &e : mod.exports)
+    if (e.symbol == symbol) exp = &e;
   if (!exp) {
-    std::cerr << "tk_difftest: " << o.file << " exports no `" << o.symbol << "`\n";
+    std::cerr << "tk_difftest: " << o.file << " exports no `" << symbol << "`\n";
     return 2;
   }
   std::string error;
-  std::unique_ptr<e2e::NativeLibrary> lib = e2e::NativeLibrary::build(o.file, o.compile, &error);
-  if (!lib) {
-    std::cerr << "tk_difftest: " << error;
-    return 2;
-  }
-  void *fn = lib->symbol(o.symbol);
+  void *fn = lib.symbol(symbol);
   if (!fn) {
-    std::cerr << "tk_difftest: the compiled library has no symbol `" << o.symbol << "`\n";
+    std::cerr << "tk_difftest: the compiled library has no symbol `" << symbol << "`\n";
     return 2;
   }
   const ir::Op &op = *exp->op;
   // A cuda target's export takes device pointers: the trials' host buffers
   // are copied to and from the device around each call.
   std::unique_ptr<e2e::CudaDevice> device;
-  if (fo.target == ir::TargetFamily::Cuda && !(device = e2e::CudaDevice::bind(*lib, &error))) {
+  if (family == ir::TargetFamily::Cuda && !(device = e2e::CudaDevice::bind(lib, &error))) {
     std::cerr << "tk_difftest: " << error;
     return 2;
   }
@@ -275,7 +259,7 @@ int main(int argc, char **argv) {
   auto count = [&](Outcome out) {
     (out == Outcome::Pass ? passed : out == Outcome::Fail ? failed : skipped)++;
   };
-  std::cout << o.symbol << " (" << o.file << "):\n";
+  std::cout << symbol << " (" << o.file << "):\n";
   for (const e2e::SampleRequest &r : requests) {
     std::optional<ir::InterpArgs> args = e2e::sampleValid(op, r, rng);
     if (!args) {
@@ -290,4 +274,33 @@ int main(int argc, char **argv) {
   count(checkRejected(call, op, e2e::Violation::NegativeExtent, rng));
   std::cout << passed << " passed, " << failed << " failed, " << skipped << " skipped\n";
   return failed ? 1 : passed ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+  Options o;
+  if (!parseOptions(argc, argv, o)) {
+    std::cerr << "usage: tk_difftest [--tkc PATH] [--libdir DIR] [--stdlib DIR] [--work DIR] [--seed N]"
+                 " [--trials N] [--budget N] [--sizes N,N,...] [--target NAME] [--tkc-flag=FLAG]... FILE SYMBOL...\n";
+    return 2;
+  }
+  SourceManager sm;
+  DiagEngine diags(sm);
+  FrontendOptions fo;
+  fo.stdlibDir = o.stdlibDir;
+  // The target's kernels are the exported ones (sunway-pro is the sunway
+  // family, cuda-sm_80 the cuda one).
+  const std::string &target = o.compile.tkcFlags[1];
+  if (target.rfind("--target=sunway", 0) == 0) fo.target = ir::TargetFamily::Sunway;
+  else if (target.rfind("--target=cuda", 0) == 0) fo.target = ir::TargetFamily::Cuda;
+  std::optional<ir::Module> mod = buildModule(o.file, fo, sm, diags);
+  if (!mod) return 2;
+  std::string error;
+  std::unique_ptr<e2e::NativeLibrary> lib = e2e::NativeLibrary::build(o.file, o.compile, &error);
+  if (!lib) {
+    std::cerr << "tk_difftest: " << error;
+    return 2;
+  }
+  int status = 0;
+  for (const std::string &s : o.symbols) status = std::max(status, testSymbol(o, *mod, fo.target, *lib, s));
+  return status;
 }
