@@ -88,22 +88,23 @@ public:
     std::optional<RowGroup> rows = rowGroup(*work, nullptr);
     int64_t budget = ldmCapacity(opts) - kStackReserve;
     int64_t cap = rows ? rowCapacity(*rows, budget) : 0, longCap = rows ? rowCapacity(*rows, budget, true) : 0;
-    int64_t c;
-    bool known = rows && isConstInt(rows->columns, &c);
+    int64_t c = 0;
+    bool known = rows && isConstInt(rows->columns, &c), fusedRows = false;
     if (longCap > cap && !(known && c <= cap)) {
       MStmtPtr fused = fuseRows(*work, *rows, longCap, true);
       body = known && c <= longCap ? fused
                                    : mIf(binary(BinOp::LE, rows->columns, intImm(longCap)), fused, body, op->loc);
+      fusedRows = true;
     }
     if (cap > 0) {
       MStmtPtr fused = fuseRows(*work, *rows, cap);
       body = known && c <= cap ? fused : mIf(binary(BinOp::LE, rows->columns, intImm(cap)), fused, body, op->loc);
-    } else if (!tiled && work == op) {
-      return nullptr;
+      fusedRows = true;
     }
+    if (!fusedRows && !tiled && work == op) return nullptr;
     KernelPtr k = synthesizedKernel(work, TargetFamily::Sunway, body);
     std::string steps = std::string(inlined != op ? "InlineElementwise + " : "") +
-                        (work != inlined ? "FuseTileEpilogues + " : "") + (cap > 0 ? "FuseRowsInLdm" : "TileOutputs");
+                        (work != inlined ? "FuseTileEpilogues + " : "") + (fusedRows ? "FuseRowsInLdm" : "TileOutputs");
     ctx.kernelStep(steps.c_str(), *k);
     return k;
   }
