@@ -378,8 +378,7 @@ std::vector<LdmPlan> planLdmBoxes(const LStmtPtr &body, int64_t budgetBytes, boo
   for (size_t i = 0; i < plans.size(); ++i) total += bytes(i);
   for (size_t i = 0; i < plans.size(); ++i) {
     LdmPlan &p = plans[i];
-    bool loop = p.level && p.level->kind == LStmt::Kind::For && p.level->forKind == ForKind::Serial;
-    if (!p.placed || !p.get || p.put || !loop || total + bytes(i) > budgetBytes) continue;
+    if (!p.aheadable() || total + bytes(i) > budgetBytes) continue;
     p.doubleBuffer = true;
     total += bytes(i);
   }

@@ -32,6 +32,12 @@ struct LdmPlan {
   // each row fetches it for its row with a row broadcast.
   bool rowShared = false;
   bool broadcast() const { return shared || rowShared; }
+  // A read-only box filled once per iteration of a serial loop: what
+  // double buffering can fetch ahead, where the LDM has room.
+  bool aheadable() const {
+    return placed && get && !put && level && level->kind == ir::LStmt::Kind::For &&
+           level->forKind == ir::ForKind::Serial;
+  }
 };
 
 // A constant upper (or lower) bound of integer expression `e` where its

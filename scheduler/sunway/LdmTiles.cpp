@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <tuple>
 
 namespace tk {
 using construct::Access;
@@ -16,6 +15,11 @@ namespace {
 constexpr double kBufferOverhead = 32;
 // swTVM's first guess for a buffer iterator, in elements.
 constexpr int64_t kSwtvmInitial = 64;
+
+// Tiles of `tile` along dimension `d` of `nest`.
+double tilesAlong(const LoopNest &nest, const std::vector<int64_t> &tile, size_t d) {
+  return std::ceil(static_cast<double>(nest.dims[d].extent) / static_cast<double>(tile[d]));
+}
 
 // How an input of a tiling reaches the CPEs (TileOutputs' lockstep rounds):
 // its own box per CPE, one box for all (broadcast), one per CPE row (row
@@ -71,7 +75,7 @@ LdmTiling costLdmTiling(const LoopNest &nest, const construct::HardwareDesc &hw,
                         bool doubleBuffer, int spread, int rows) {
   double outTiles = 1, redBlocks = 1, points = 1;
   for (size_t d = 0; d < nest.dims.size(); ++d) {
-    double blocks = std::ceil(static_cast<double>(nest.dims[d].extent) / static_cast<double>(tile[d]));
+    double blocks = tilesAlong(nest, tile, d);
     (nest.dims[d].reduction ? redBlocks : outTiles) *= blocks;
     points *= static_cast<double>(tile[d]);
   }
@@ -105,9 +109,6 @@ LdmTiling costLdmTiling(const LoopNest &nest, const construct::HardwareDesc &hw,
   int units = std::max(1, hw.units);
   std::vector<CpeWork> cpes;
   double rounds = 0, rowUnits = 1;
-  auto tilesAlong = [&](int d) {
-    return std::ceil(static_cast<double>(nest.dims[d].extent) / static_cast<double>(tile[d]));
-  };
   if (spread < 0) {
     // Output tiles go to the CPEs in contiguous chunks of cdiv(tiles, units).
     double chunk = std::ceil(outTiles / units), left = outTiles;
@@ -126,9 +127,9 @@ LdmTiling costLdmTiling(const LoopNest &nest, const construct::HardwareDesc &hw,
     // CPEs they reach). Every CPE passes a barrier per shared block (two
     // when synchronous; double buffered, one more before each tile's first
     // block).
-    double colLanes = rows < 0 ? units : kRowCpes, along = tilesAlong(spread);
+    double colLanes = rows < 0 ? units : kRowCpes, along = tilesAlong(nest, tile, spread);
     rowUnits = rows < 0 ? 1 : units / kRowCpes;
-    double down = rows < 0 ? 1 : tilesAlong(rows), others = outTiles / along / down;
+    double down = rows < 0 ? 1 : tilesAlong(nest, tile, rows), others = outTiles / along / down;
     rounds = others * std::ceil(along / colLanes) * std::ceil(down / rowUnits);
     bool broadcasts = shared.transfers > 0 || perRow.transfers > 0;
     for (int c = 0; c < units; ++c) {
@@ -227,16 +228,15 @@ void search(const LoopNest &nest, const construct::HardwareDesc &hw, double budg
     // (StageThroughLdm finds no constant union box for clamped ones), and
     // with fewer than 8 tiles along either dimension CPE rows or columns
     // would idle in every round.
-    auto tiles = [&](int d) { return (nest.dims[d].extent + tile[d] - 1) / tile[d]; };
     for (const Lockstep &m : modes) {
-      if (m.rows >= 0 && (nest.dims[m.spread].extent % tile[m.spread] != 0 || tiles(m.spread) < 8 || tiles(m.rows) < 8))
+      if (m.rows >= 0 && (nest.dims[m.spread].extent % tile[m.spread] != 0 || tilesAlong(nest, tile, m.spread) < 8 ||
+                          tilesAlong(nest, tile, m.rows) < 8))
         continue;
       if (bufferBytes(nest, tile, false, m.spread, m.rows) > budget) continue;
       bool twice = doubleBuffer && bufferBytes(nest, tile, true, m.spread, m.rows) <= budget;
       LdmTiling c = costLdmTiling(nest, hw, tile, twice, m.spread, m.rows);
-      // Ties go to fewer bytes, then to the simpler rounds.
-      auto key = [](const LdmTiling &t) { return std::make_tuple(t.seconds, t.dmaBytes, t.rows >= 0); };
-      if (best.tile.empty() || key(c) < key(best)) best = c;
+      if (best.tile.empty() || c.seconds < best.seconds || (c.seconds == best.seconds && c.dmaBytes < best.dmaBytes))
+        best = c;
     }
     return;
   }

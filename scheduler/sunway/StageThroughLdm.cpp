@@ -103,8 +103,7 @@ Staged stage(const LStmtPtr &body, int64_t block, int64_t budget, bool doubleBuf
   Staged out{applyLdmPlans(r, plans, cpe), 0};
   for (const LdmPlan &p : plans) {
     out.dropped += !p.placed, out.doubled += p.doubleBuffer;
-    out.aheadable += doubleBuffer && p.placed && p.get && !p.put && p.level && p.level->kind == LStmt::Kind::For &&
-                     p.level->forKind == ForKind::Serial;
+    out.aheadable += doubleBuffer && p.aheadable();
   }
   return out;
 }
