@@ -136,7 +136,7 @@ MStmtPtr scheduleAssign(const Assign &a, TargetFamily family) {
   // value is f(reduction) (avgpool's sum / k^2), T[row] = f(T[row]) while
   // the row is in cache. Setting each row right before its reduction lets
   // the x86 register tile start from the identity instead of reading the
-  // row back (tileInitialValue).
+  // row back (tileStart).
   const std::vector<IndexVar> &rvars = red->rvars;
   Expr body = substitute(red->args[0], loopVars(rvars));
   Expr zero = reductionIdentity(red->reduceOp, a.target->dtype);

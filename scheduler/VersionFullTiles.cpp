@@ -131,8 +131,12 @@ bool plainNest(const LStmtPtr &s) {
   return plain;
 }
 
-// A plain nest that sets elements to constants (an initialisation).
+// A plain nest that sets elements to constants (an initialisation), or
+// ifs around such nests (a first depth block's zeroing, streamed or not):
+// their conditions are bound outside the nest, so every copy keeps them.
 bool initialises(const LStmtPtr &s) {
+  if (s->kind == LStmt::Kind::Block && s->stmts.size() == 1) return initialises(s->stmts[0]);
+  if (s->kind == LStmt::Kind::If) return initialises(s->thenS) && (!s->elseS || initialises(s->elseS));
   bool constants = true;
   visitLStmt(s, [&](const LStmt &n) {
     constants &= n.kind != LStmt::Kind::Store ||
@@ -285,7 +289,7 @@ private:
   // followed by a plain loop nest (the nest that accumulates into what it
   // set) is versioned as one: both then stay adjacent in every copy, which
   // the x86 backend needs to start the nest's register tile from the
-  // constant (tileInitialValue). Their guards are those of the same
+  // constant (tileStart). Their guards are those of the same
   // elements, so the joint test rarely costs a full copy.
   std::vector<LStmtPtr> siblings(const std::vector<LStmtPtr> &stmts, const std::function<LStmtPtr(const LStmtPtr &)> &each,
                                  int levels, const std::string &failed) {
@@ -315,6 +319,12 @@ private:
       auto b = std::make_shared<LStmt>(*loop);
       for (LStmtPtr &x : b->stmts) x = inner(x, levels, failed);
       return b;
+    }
+    if (loop->kind == LStmt::Kind::If) { // a conditional initialisation (initialises)
+      auto c = std::make_shared<LStmt>(*loop);
+      c->thenS = inner(loop->thenS, levels, failed);
+      if (loop->elseS) c->elseS = inner(loop->elseS, levels, failed);
+      return c;
     }
     std::function<LStmtPtr(const LStmtPtr &)> go = [&](const LStmtPtr &s) -> LStmtPtr {
       if (s->kind == LStmt::Kind::For) return nest(s, levels, failed);

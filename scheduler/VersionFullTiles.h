@@ -23,8 +23,9 @@ namespace tk {
 // tested like the others. Full tiles then run with unmasked vector
 // loads and stores; partial tiles keep the masked code. Requires loops to
 // be well nested (a loop's bounds use only variables bound outside it).
-// A nest that only stores constants followed by a plain nest (loops of the
-// same name with the same bounds) is versioned as one, so that each copy
+// A nest that only stores constants (or ifs around such nests, a first
+// depth block's zeroing) followed by a plain nest (loops of the same name
+// with the same bounds) is versioned as one, so that each copy
 // keeps the initialisation right before the nest that accumulates into
 // it (the x86 backend folds that into the register tile).
 ir::LoweredFunc versionFullTiles(const ir::LoweredFunc &f);

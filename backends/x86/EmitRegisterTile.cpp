@@ -62,7 +62,13 @@ struct TileEmitter {
   llvm::Type *elem;
   llvm::FixedVectorType *vecTy;
   llvm::Align align;
-  Expr init; // the accumulators' first value (null: T's elements)
+  Expr init; // the accumulators' first value, one for every tile (null: see `start`)
+  // A start that depends on conditions (TileStart::conditional): each
+  // case's condition evaluated once before the tile (null: always), and
+  // whether a streamed case holds. Empty without one.
+  TileStart start;
+  std::vector<llvm::Value *> caseHolds;
+  llvm::Value *streamedCase = nullptr;
 
   llvm::IRBuilder<> &b() { return cg.b; }
 
@@ -202,7 +208,9 @@ struct TileEmitter {
     // loop, so the FMAs never wait for them (1-4% on one core at 1024^3).
     // A streamed tile is not prefetched: its stores bypass the caches, and
     // a line pulled in first would only be evicted by them.
-    bool deferred = !init && n.fold == BinOp::Add, stream = st.stream && !deferred;
+    // A conditional start runs the tile from zero like a later block and
+    // picks its stores after the loop (finish).
+    bool deferred = !init && n.fold == BinOp::Add, stream = st.stream && !deferred && caseHolds.empty();
     bool prefetch = n.fold == BinOp::Add && n.bcast && !stream;
     int64_t bytes = ir::scalarTypeBytes(st.tensor->dtype);
     std::vector<llvm::AllocaInst *> acc;
@@ -219,15 +227,45 @@ struct TileEmitter {
           if (init) start = splat(lowerExprAs(cg, init, st.tensor->dtype));
           else if (deferred) start = llvm::Constant::getNullValue(vecTy);
           else start = b().CreateMaskedLoad(vecTy, address(*st.tensor, st.indices), align, mask, padOf(n.accLoad));
-          if (prefetch && (v * tile.lanes * bytes) % 64 == 0) emitLinePrefetch(cg, address(*st.tensor, st.indices), true);
+          if (prefetch && !streamedCase && (v * tile.lanes * bytes) % 64 == 0)
+            emitLinePrefetch(cg, address(*st.tensor, st.indices), true);
           b().CreateStore(start, acc.back());
         });
       }
+    if (prefetch && streamedCase)
+      emitIfElse(streamedCase, [] {}, [&] {
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t v = 0; v < vectors; ++v)
+            if ((v * tile.lanes * bytes) % 64 == 0)
+              at(rowValue(r), j0, v, [&] { emitLinePrefetch(cg, address(*st.tensor, st.indices), true); });
+      });
 
     // The outer reduction loops (a convolution's window) just run; the
     // accumulators stay in registers across them.
     withOuterReductionLoops(0, [&] { innermost(rows, rowValue, j0, tail, acc, vectors); });
 
+    if (caseHolds.empty()) return finish(rows, rowValue, j0, tail, acc, vectors, deferred, stream, nullptr);
+    // The one case that holds, or T's elements added when none does.
+    std::function<void(size_t)> pick = [&](size_t i) {
+      if (i == start.cases.size()) return finish(rows, rowValue, j0, tail, acc, vectors, true, false, nullptr);
+      const TileStart::Case &c = start.cases[i];
+      auto here = [&] { finish(rows, rowValue, j0, tail, acc, vectors, false, c.stream || st.stream, c.value); };
+      if (!caseHolds[i]) return here();
+      emitIfElse(caseHolds[i], here, [&] { pick(i + 1); });
+    };
+    pick(0);
+  }
+
+  // The block's stores after its loop: each accumulator plus T's element
+  // (`deferred`) or plus `offset` (a conditional start's constant; null or
+  // zero: nothing), streamed or not.
+  template <typename RowValue>
+  void finish(int64_t rows, RowValue rowValue, llvm::Value *j0, const std::vector<llvm::Value *> &tail,
+              const std::vector<llvm::AllocaInst *> &acc, int64_t vectors, bool deferred, bool stream, const Expr &offset) {
+    const ir::LStmt &st = *n.store;
+    // Accumulators from zero plus a zero offset are the tile's sums already.
+    bool adds = offset && !((offset->kind == ExprKind::FloatImm && offset->floatValue == 0) ||
+                            (offset->kind == ExprKind::IntImm && offset->intValue == 0));
     std::vector<TileResult> results;
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t v = 0; v < vectors; ++v)
@@ -238,6 +276,7 @@ struct TileEmitter {
             sum = codegen::lowerArith(cg, BinOp::Add,
                                       b().CreateMaskedLoad(vecTy, address(*st.tensor, st.indices), align, mask, padOf(n.accLoad)),
                                       sum, st.tensor->dtype);
+          if (adds) sum = codegen::lowerArith(cg, BinOp::Add, sum, splat(lowerExprAs(cg, offset, st.tensor->dtype)), st.tensor->dtype);
           // Stored at once unless streamed: holding every address until a
           // joint alignment test changed register allocation so that the
           // convolution tiles spilled (tests/codegen no-spill tests).
@@ -403,12 +442,22 @@ struct TileEmitter {
 };
 
 // The nest's tile emitted at the insertion point.
-void emitTileHere(CodegenContext &cg, const ContractionNest &nest, const Expr &init) {
+void emitTileHere(CodegenContext &cg, const ContractionNest &nest, const std::optional<TileStart> &start) {
   auto &b = cg.b;
   ScalarType dtype = nest.store->tensor->dtype;
   TileEmitter e{cg, nest, chooseRegisterTile(nest, cg.target), cg.memType(dtype), nullptr,
-                llvm::Align(ir::scalarTypeBytes(dtype)), init};
+                llvm::Align(ir::scalarTypeBytes(dtype)), nullptr, {}, {}, nullptr};
   e.vecTy = llvm::FixedVectorType::get(e.elem, e.tile.lanes);
+  if (start && !start->conditional()) {
+    e.init = start->cases[0].value;
+  } else if (start) {
+    e.start = *start;
+    for (const TileStart::Case &c : start->cases) {
+      e.caseHolds.push_back(c.cond ? lowerExprAs(cg, c.cond, ScalarType::Bool) : nullptr);
+      llvm::Value *holds = c.cond ? e.caseHolds.back() : b.getTrue();
+      if (c.stream) e.streamedCase = e.streamedCase ? b.CreateOr(e.streamedCase, holds) : holds;
+    }
+  }
 
   llvm::Value *jBegin = lowerExprAs(cg, nest.vecLoop->min, ScalarType::I64);
   llvm::Value *jExtent = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, lowerExprAs(cg, nest.vecLoop->extent, ScalarType::I64),
@@ -451,9 +500,12 @@ bool outlines(const ContractionNest &nest) {
 // of a 32 KiB L1 it reloaded the packed-A base inside the FMA loop. In a
 // function of its own the hot loop only competes with the tile's own
 // values, whatever loops the cache tiling builds around it.
-void emitRegisterTile(CodegenContext &cg, const ContractionNest &nest, const Expr &init) {
-  if (!outlines(nest)) return emitTileHere(cg, nest, init);
-  emitOutlinedCall(cg, "tile", *nest.kLoop, [&] { emitTileHere(cg, nest, init); });
+void emitRegisterTile(CodegenContext &cg, const ContractionNest &nest, const std::optional<TileStart> &start) {
+  if (!outlines(nest)) return emitTileHere(cg, nest, start);
+  std::vector<Expr> conditions;
+  if (start)
+    for (const TileStart::Case &c : start->cases) conditions.push_back(c.cond);
+  emitOutlinedCall(cg, "tile", *nest.kLoop, [&] { emitTileHere(cg, nest, start); }, conditions);
 }
 
 } // namespace tk::x86

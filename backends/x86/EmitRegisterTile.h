@@ -22,9 +22,12 @@ namespace tk::x86 {
 // its hot loop's registers do not depend on the code around it (measured:
 // no difference at 512^3 and 1024^3, 4% slower at K = 16); a short one
 // (a pooling window) or a `register` tile inline.
-// With `init` (tileInitialValue) the accumulators start from it rather
-// than from T's elements, in place of the statement it came from too.
-// Requires the variables and tensors the nest reads to be bound in `cg`.
-void emitRegisterTile(CodegenContext &cg, const ContractionNest &nest, const ir::Expr &init = nullptr);
+// With `start` (tileStart) the tile replaces the statement it came from
+// too: its accumulators start from the constant, or, for a conditional
+// start, from zero, and its stores take the case that holds.
+// Requires the variables and tensors the nest and `start` read to be bound
+// in `cg`.
+void emitRegisterTile(CodegenContext &cg, const ContractionNest &nest,
+                      const std::optional<TileStart> &start = std::nullopt);
 
 } // namespace tk::x86

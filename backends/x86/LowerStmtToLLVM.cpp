@@ -137,15 +137,15 @@ static void lowerFor(CodegenContext &cg, const LStmt &s) {
 }
 
 // `init` then `next` where next is a contraction nest whose tile `init`
-// sets to a constant: one register tile whose accumulators start from it
-// (the tile is not written and read back). False, emitting nothing,
-// otherwise.
+// sets to a constant, perhaps under conditions (tileStart): one register
+// tile whose accumulators start from it (the tile is not written and read
+// back). False, emitting nothing, otherwise.
 static bool lowerInitialisedTile(CodegenContext &cg, const LStmt &init, const LStmt &next) {
   if (next.kind != LStmt::Kind::For) return false;
   std::optional<ContractionNest> nest = matchContraction(next);
-  ir::Expr value = nest ? tileInitialValue(init, *nest) : nullptr;
-  if (value) emitRegisterTile(cg, *nest, value);
-  return value != nullptr;
+  std::optional<TileStart> start = nest ? tileStart(init, *nest) : std::nullopt;
+  if (start) emitRegisterTile(cg, *nest, start);
+  return start.has_value();
 }
 
 static void lowerAlloc(CodegenContext &cg, const LStmt &s) {

@@ -6,6 +6,7 @@
 #include "ir/Simplify.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace tk::x86 {
 
@@ -240,7 +241,9 @@ std::optional<ContractionNest> matchContraction(const LStmt &kLoop, std::string 
   return n;
 }
 
-Expr tileInitialValue(const LStmt &init, const ContractionNest &n) {
+// The constant store of `init` when it is an initialisation of n's tile
+// (tileStart), else null.
+static const LStmt *initialStore(const LStmt &init, const ContractionNest &n) {
   const LStmt &st = *n.store;
   const std::vector<Expr> &idx = st.indices;
   const std::string &j = n.vecLoop->var;
@@ -278,7 +281,38 @@ Expr tileInitialValue(const LStmt &init, const ContractionNest &n) {
   bool readsMemory = false;
   ir::visitExpr(st.pred, [&](const Expr &e) { readsMemory |= e->kind == ExprKind::Load; });
   if (st.pred && (readsMemory || !ir::sameExpr(ir::substitute(p->pred, rename), st.pred))) return nullptr;
-  return p->value;
+  return p;
+}
+
+std::optional<TileStart> tileStart(const LStmt &init, const ContractionNest &n) {
+  TileStart start;
+  bool ok = true;
+  // Each initialisation reached under `path` (null: always) is a case;
+  // the paths of an if's branches exclude each other, so at most one case
+  // holds, and none where a branch is missing.
+  std::function<void(const LStmt *, const Expr &)> collect = [&](const LStmt *s, const Expr &path) {
+    s = ir::soleStmt(s);
+    if (!ok || !s) return;
+    if (s->kind == LStmt::Kind::If) {
+      // Evaluated once, before the tile: a condition that read memory could
+      // change with the tile's stores.
+      bool readsMemory = false;
+      ir::visitExpr(s->cond, [&](const Expr &e) { readsMemory |= e->kind == ExprKind::Load; });
+      ok &= !readsMemory;
+      collect(s->thenS.get(), ir::conjoin(path, s->cond));
+      if (s->elseS) collect(s->elseS.get(), ir::conjoin(path, ir::unary(ir::UnOp::Not, s->cond)));
+      return;
+    }
+    const LStmt *p = initialStore(*s, n);
+    ok &= p != nullptr;
+    if (p) start.cases.push_back({path, p->value, p->stream});
+  };
+  collect(&init, nullptr);
+  if (!ok || start.cases.empty()) return std::nullopt;
+  // A case that may not hold leaves the tile to continue T's elements,
+  // which a sum alone does after the loop (EmitRegisterTile).
+  if (start.conditional() && n.fold != BinOp::Add) return std::nullopt;
+  return start;
 }
 
 } // namespace tk::x86

@@ -54,16 +54,33 @@ struct ContractionNest {
 // (when `reason` is non-null). Pure analysis; requires verified loop IR.
 std::optional<ContractionNest> matchContraction(const ir::LStmt &kLoop, std::string *reason = nullptr);
 
-// The constant the nest's accumulators can start from when `init`, the
-// statement right before the nest, stores it to exactly the elements the
-// nest accumulates into: the same row and vector loops (up to their
-// variables' names) around one store of a constant to T at the same
-// indices under the same guard, and those indices injective over (row,
-// column). Null otherwise. Skipping `init` is then exact: each element the
-// nest stores held that constant when the nest read it, no element is read
-// back after another block stored it, and the operands never read T
-// (matched above). Requires `n` from matchContraction.
-ir::Expr tileInitialValue(const ir::LStmt &init, const ContractionNest &n);
+// How a register tile's accumulators start, read from `init`, the
+// statement right before the nest. An initialisation: the same row and
+// vector loops (up to their variables' names) around one store of a
+// constant to T at the indices the nest accumulates into, under the same
+// guard, those indices injective over (row, column). Skipping it is then
+// exact: each element the nest stores held that constant when the nest
+// read it, no element is read back after another block stored it, and the
+// operands never read T (matched above). `init` is one initialisation (one
+// case, no condition), or ifs around initialisations, their conditions
+// reading no memory (a constructed matmul's first depth block: `if (kb ==
+// 0) { T = 0 }`, streamed when the output is large). Such a nest is
+// emitted once: its accumulators start from zero and its stores take the
+// one case whose path holds (adding the case's constant), or add T's
+// elements when none does (a later depth block). Nullopt when `init` is
+// neither, or when a case may not hold and the nest is not a sum. Requires
+// `n` from matchContraction.
+struct TileStart {
+  struct Case {
+    ir::Expr cond;  // the conjunction of the ifs' conditions on its path (null: always)
+    ir::Expr value; // the constant the initialisation stores
+    bool stream;    // the initialisation's store is marked `stream`
+  };
+  std::vector<Case> cases; // pairwise exclusive
+  // Whether the tile's start depends on a condition.
+  bool conditional() const { return cases.size() != 1 || cases[0].cond; }
+};
+std::optional<TileStart> tileStart(const ir::LStmt &init, const ContractionNest &n);
 
 // True when `e` is linear in `var` with coefficient exactly 1 (the variable
 // appears in no other, non-linear, term).

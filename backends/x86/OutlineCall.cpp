@@ -7,10 +7,11 @@
 namespace tk::x86 {
 
 void emitOutlinedCall(CodegenContext &cg, const std::string &suffix, const ir::LStmt &root,
-                      const std::function<void()> &body) {
+                      const std::function<void()> &body, const std::vector<ir::Expr> &alsoReads) {
   auto &b = cg.b;
   Captures cap;
   cap.stmt(cg, root);
+  for (const ir::Expr &e : alsoReads) cap.expr(cg, e);
   std::vector<llvm::Type *> params;
   std::vector<llvm::Value *> args;
   std::vector<VarBinding> vars;

@@ -189,10 +189,10 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
   // the reduction loops `outer` and the channel loop. The channel variable
   // is cut into blocks of kc so that the image rows one block reads
   // (kc x window rows x nr) stay in L1 while every filter panel passes over
-  // them. With `peel` the first block is peeled and each panel zeroed right
-  // before it: a tile set to a constant just before the nest that
+  // them. With `peel` each panel is zeroed right before its first block
+  // (under `if (cb == 0)`): a tile set to a constant just before the nest that
   // accumulates into it starts its register accumulators from that
-  // constant (the x86 backend, tileInitialValue) instead of reading back
+  // constant (the x86 backend, tileStart) instead of reading back
   // the zeroed output. Without it all panels are zeroed first.
   auto tiles = [&](const std::set<size_t> &covered, const std::string &col, const Expr &cols,
                    const std::vector<Expr> &out, const Expr &img, const Expr &filt,
@@ -211,13 +211,15 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
       return loops(outer, nest, loc);
     };
     MStmtPtr body;
-    if (peel) {
+    if (peel && !channel) {
       body = overFilters(mBlock({init, panel(intImm(0))}, loc));
-      if (channel) {
-        MStmtPtr rest = seqFor(cb, ceilDiv(channel->extent, intImm(t.kc)), overFilters(panel(loopVar(cb))), loc);
-        rest->begin = intImm(1);
-        body = mBlock({body, rest}, loc);
-      }
+    } else if (peel) {
+      // One copy of the tiles: only the zeroing depends on the block
+      // (a peeled first block doubled the convolution's code). At least
+      // one block, so that C = 0 still zeroes the output.
+      Expr blocks = simplify(binary(BinOp::Max, intImm(1), ceilDiv(channel->extent, intImm(t.kc))));
+      MStmtPtr first = mIf(binary(BinOp::EQ, loopVar(cb), intImm(0)), init, nullptr, loc);
+      body = seqFor(cb, blocks, overFilters(mBlock({first, panel(loopVar(cb))}, loc)), loc);
     } else {
       MStmtPtr nest = overFilters(panel(loopVar(cb)));
       if (channel) nest = seqFor(cb, ceilDiv(channel->extent, intImm(t.kc)), nest, loc);

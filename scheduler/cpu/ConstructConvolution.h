@@ -57,12 +57,12 @@ bool constructConvolutionApplies(const ir::Op &op, std::string *reason = nullptr
 // rows then have the same length and count (tested at run time unless
 // those values prove it):
 //   for (b.., pb) in spatial(B.., cdiv(OH*OW, nr)) on cores {
-//     for fb { O[.., fb's filters, pixels] = 0; PANEL(cb = 0) } for cb in 1.. { for fb { PANEL(cb) } } }
+//     for cb in 0..max(1, cdiv(C, kc)) { for fb { if (cb == 0) { O[.., fb's filters, pixels] = 0 } PANEL(cb) } } }
 //   PANEL(cb) = for c in 0..min(kc, C - cb*kc) { for (fr, xx) in repeat(mr, nr) {
 //     O[.., fb*mr + fr, p / OW, p % OW] += Img[.., cb*kc + c, p / W, p % W] * Fp[fb, 0.., cb*kc + c, fr] } }
-// (the first channel block peeled, each panel zeroed right before the nest
-// that first accumulates into it: the x86 backend starts that register
-// tile at zero, tileInitialValue in backends/x86/MatchContraction.h)
+// (each panel zeroed right before the nest that first accumulates into
+// it: the x86 backend runs that register tile once from zero and stores
+// or adds its sums as cb says, tileStart in backends/x86/MatchContraction.h)
 // a matmul over each image's pixel row, full 16-lane vectors but for the
 // last tile (ir/FlatIndex.h: the pair [p / W, p % W] is the one index p).
 // PACKED serves any stride and dilation over the same flat pixels, reading

@@ -301,15 +301,24 @@ TEST_CASE("construct schedule: with one column panel, A is read in place and the
 
 TEST_CASE("construct schedule: a single k block streams a large output, the others keep it cached") {
   // streamBytes = 64: outputs of 16 f32 elements and more whose K fits one
-  // k block (K <= kc = 3) mark the first block's accumulating store
-  // `stream`; the cached version stays for the rest. Exact on shapes on
-  // both sides of both conditions, in the shared-B and per-task versions.
+  // k block (K <= kc = 3) mark the first block's zeroing `stream` (the x86
+  // tile's stores take the hint from it); the cached zeroing stays for the
+  // rest. The k loop itself is not copied: one accumulating store per
+  // version (shared B, per-task B). Exact on shapes on both sides of both
+  // conditions, in both versions.
   ContractionTiles t{2, 4, 3, 4, 8, 0, 0, 64};
   KernelPtr k = constructSchedule(matmulOp(), t);
   std::string text = printKernel(*k);
   CHECK_MESSAGE(text.find("if (K <= 3 && M * 4 * N >= 64) {") != std::string::npos, text);
-  CHECK(text.find("+= packed_A[ir, kk, r] * packed_B[jr, kk, jj] stream;") != std::string::npos);
-  CHECK(text.find("+= packed_A[ir, kk, r] * packed_B[jr, kk, jj];") != std::string::npos);
+  CHECK(text.find("= 0.0 stream;") != std::string::npos);
+  CHECK(text.find("* packed_B[jr, kk, jj] stream;") == std::string::npos);
+  auto count = [&](const std::string &what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  CHECK(count("+= packed_A[ir, kk, r] * packed_B[jr, kk, jj];") == 1);
+  CHECK(count("+= packed_A[ir, kk, r] * shared_B[") == 1);
   LoweredFunc f = lowerOne(k->op, k);
   CHECK(printLoweredFunc(f).find(" stream;") != std::string::npos);
   for (auto [M, K, N] : std::vector<std::array<int64_t, 3>>{{5, 3, 9}, {9, 2, 4}, {3, 1, 5}, {2, 3, 4}, {9, 7, 5}, {3, 4, 13}})

@@ -338,14 +338,16 @@ TEST_CASE("x86 register tile: a constant stored to the tile right before the nes
   // The row variable's name may differ; the elements may not.
   Expr r = loopVar("r");
   LStmtPtr init = tile("r", intImm(3), sym("N"), store(m.C, {r, m.j}, floatImm(2.5)));
-  Expr start = tileInitialValue(*init, *nest);
+  std::optional<TileStart> start = tileStart(*init, *nest);
   REQUIRE(start);
-  CHECK(start->floatValue == 2.5);
-  CHECK_FALSE(tileInitialValue(*tile("r", intImm(2), sym("N"), store(m.C, {r, m.j}, floatImm(2.5))), *nest));
-  CHECK_FALSE(tileInitialValue(*tile("r", intImm(3), sym("K"), store(m.C, {r, m.j}, floatImm(2.5))), *nest));
-  CHECK_FALSE(tileInitialValue(*tile("r", intImm(3), sym("N"), store(m.C, {r, m.j}, load(m.A, {r, m.j}))), *nest));
+  REQUIRE(start->cases.size() == 1);
+  CHECK_FALSE(start->conditional());
+  CHECK(start->cases[0].value->floatValue == 2.5);
+  CHECK_FALSE(tileStart(*tile("r", intImm(2), sym("N"), store(m.C, {r, m.j}, floatImm(2.5))), *nest));
+  CHECK_FALSE(tileStart(*tile("r", intImm(3), sym("K"), store(m.C, {r, m.j}, floatImm(2.5))), *nest));
+  CHECK_FALSE(tileStart(*tile("r", intImm(3), sym("N"), store(m.C, {r, m.j}, load(m.A, {r, m.j}))), *nest));
   Expr guard = binary(BinOp::LT, m.j, sym("K"));
-  CHECK_FALSE(tileInitialValue(*tile("r", intImm(3), sym("N"), store(m.C, {r, m.j}, floatImm(2.5), guard)), *nest));
+  CHECK_FALSE(tileStart(*tile("r", intImm(3), sym("N"), store(m.C, {r, m.j}, floatImm(2.5), guard)), *nest));
   // Rows that share elements (C[i / 2, j]): a later register block must
   // read what an earlier one stored, so the store before stays.
   Expr half = binary(BinOp::Div, m.i, intImm(2));
@@ -353,8 +355,55 @@ TEST_CASE("x86 register tile: a constant stored to the tile right before the nes
       binary(BinOp::Add, load(m.C, {half, m.j}), binary(BinOp::Mul, load(m.A, {m.i, m.k}), load(m.B, {m.k, m.j}))))));
   auto sharedNest = matchContraction(*shared);
   REQUIRE(sharedNest);
-  CHECK_FALSE(tileInitialValue(*tile("i", intImm(3), sym("N"), store(m.C, {half, m.j}, floatImm(2.5))), *sharedNest));
+  CHECK_FALSE(tileStart(*tile("i", intImm(3), sym("N"), store(m.C, {half, m.j}, floatImm(2.5))), *sharedNest));
 
   // C starts at 1 in memory: the result is 2.5 + A B.
   m.run(lBlock({init, root}), 2.5f);
+}
+
+TEST_CASE("x86 register tile: an initialisation under conditions runs the tile once and picks its stores") {
+  // if (c) { C[r, j] = 2.5 (stream) }  then the nest: one tile from zero,
+  // whose stores add 2.5 when c holds and C's elements when it does not.
+  Mm m;
+  auto tile = [&](const std::string &i, Expr rows, Expr extent, LStmtPtr body) {
+    return forLoop(i, std::move(rows), forLoop("j", std::move(extent), std::move(body)));
+  };
+  Expr fma = binary(BinOp::Add, load(m.C, {m.i, m.j}), binary(BinOp::Mul, load(m.A, {m.i, m.k}), load(m.B, {m.k, m.j})));
+  auto root = [&] { return forLoop("k", sym("K"), tile("i", intImm(3), sym("N"), store(m.C, {m.i, m.j}, fma))); };
+  auto init = [&](bool stream) {
+    LStmtPtr s = store(m.C, {loopVar("r"), m.j}, floatImm(2.5));
+    s->stream = stream;
+    return tile("r", intImm(3), sym("N"), s);
+  };
+  Expr holds = binary(BinOp::EQ, sym("M"), intImm(3)), fails = binary(BinOp::EQ, sym("M"), intImm(4));
+  LStmtPtr nestRoot = root();
+  auto nest = matchContraction(*nestRoot);
+  REQUIRE(nest);
+  // Nested ifs: exclusive paths, one streamed.
+  LStmtPtr chain = lIf(holds, lIf(fails, init(true), init(false)), nullptr);
+  std::optional<TileStart> start = tileStart(*chain, *nest);
+  REQUIRE(start);
+  CHECK(start->conditional());
+  REQUIRE(start->cases.size() == 2);
+  CHECK(start->cases[0].stream);
+  CHECK_FALSE(start->cases[1].stream);
+  CHECK(printExpr(start->cases[1].cond) == "M == 3 && !(M == 4)");
+  // A condition that reads memory is evaluated before the tile's stores
+  // only in the original order: refused.
+  CHECK_FALSE(tileStart(*lIf(binary(BinOp::GT, load(m.C, {intImm(0), intImm(0)}), floatImm(0)), init(false), nullptr), *nest));
+  // A branch that is not an initialisation of the tile: refused.
+  CHECK_FALSE(tileStart(*lIf(holds, tile("r", intImm(2), sym("N"), store(m.C, {loopVar("r"), m.j}, floatImm(2.5))), nullptr),
+                        *nest));
+
+  // The constant is never stored as such: the tile adds it to its sums.
+  LoweredFunc f{"mm3", makeOp("mm3", {tensorParam(m.A), tensorParam(m.B)}, {m.C}, {"M", "K", "N"}), TargetFamily::Cpu,
+                lBlock({lIf(holds, init(false), nullptr), root()}), {}};
+  std::string ir = emit({f}, CodegenOutput::LLVMIR, "x86_64", 0);
+  CHECK(ir.find("store float 2.500000e+00") == std::string::npos);
+  CHECK(ir.find("2.500000e+00") != std::string::npos);
+
+  m.run(lBlock({lIf(holds, init(false), nullptr), root()}), 2.5f); // holds: 2.5 + A B
+  m.run(lBlock({lIf(fails, init(false), nullptr), root()}), 1.0f); // fails: C (1) + A B
+  m.run(lBlock({lIf(holds, init(true), init(false)), root()}), 2.5f);
+  m.run(lBlock({lIf(fails, init(true), nullptr), root()}), 1.0f);
 }

@@ -106,7 +106,7 @@ TEST_CASE("x86 window tile: compiled window reductions equal the definition") {
 
 TEST_CASE("x86 window tile: a max or min started from a constant ignores NaN with one compare and select") {
   // for x { Y[x] = -inf }  then the window nest: the accumulators start at
-  // -inf (tileInitialValue), never hold NaN, so `y > acc ? y : acc` is
+  // -inf (tileStart), never hold NaN, so `y > acc ? y : acc` is
   // maxnum (NaN loses) without its NaN test. Y holds NaN in memory before
   // the call, which the start value replaces; P has NaNs, whole windows of
   // them too.
