@@ -37,6 +37,14 @@ struct FunctionFrame {
   std::vector<llvm::Value *> liveHeap;
   std::vector<std::map<std::string, VarBinding>> scopes;
   std::map<const ir::TensorDecl *, llvm::Value *> buffers;
+  // Set for functions called only after the kernel's entry checks passed
+  // (x86 outlined bodies and tiles): tensor extents computed from the
+  // function's arguments are then computed once, in its entry block
+  // (linearIndex), instead of under every guard that addresses the tensor,
+  // where a division in them (a convolution's `/ stride`) could not be
+  // hoisted and LLVM scalarised it per vector lane.
+  bool extentsAtEntry = false;
+  std::map<std::pair<const ir::TensorDecl *, size_t>, llvm::Value *> extents;
 };
 
 class CodegenContext {

@@ -71,8 +71,38 @@ llvm::Value *elementAddress(CodegenContext &cg, const ir::TensorDecl &t,
   return cg.b.CreateInBoundsGEP(cg.memType(t.dtype), cg.buffer(t), linearIndex(cg, t, indices), t.name + ".addr");
 }
 
+// Extent k of `t`, at the end of the entry block of a function that
+// computes extents there (FunctionFrame::extentsAtEntry) when it is integer
+// arithmetic on values the entry block has (arguments, captured values
+// loaded there): straight-line code whose divisors the kernel's entry
+// checks made non-zero before the function could be called.
+static llvm::Value *extentOf(CodegenContext &cg, const ir::TensorDecl &t, size_t k) {
+  FunctionFrame &f = cg.frame();
+  const ir::Expr &e = t.shape[k];
+  llvm::BasicBlock &entry = f.fn->getEntryBlock();
+  bool atEntry = f.extentsAtEntry;
+  ir::visitExpr(e, [&](const ir::Expr &n) {
+    if (n->kind == ir::ExprKind::Var) {
+      const VarBinding *v = cg.lookup(n->name);
+      auto *inst = v ? llvm::dyn_cast<llvm::Instruction>(v->value) : nullptr;
+      atEntry &= v && (llvm::isa<llvm::Argument>(v->value) || (inst && inst->getParent() == &entry));
+    } else {
+      atEntry &= n->kind == ir::ExprKind::IntImm || n->kind == ir::ExprKind::Binary;
+    }
+  });
+  if (!atEntry) return lowerExprAs(cg, e, ScalarType::I64);
+  auto [it, added] = f.extents.try_emplace({&t, k}, nullptr);
+  if (added) {
+    llvm::IRBuilderBase::InsertPointGuard guard(cg.b);
+    if (llvm::Instruction *end = entry.getTerminator()) cg.b.SetInsertPoint(end);
+    else cg.b.SetInsertPoint(&entry);
+    it->second = lowerExprAs(cg, e, ScalarType::I64);
+  }
+  return it->second;
+}
+
 llvm::Value *linearIndex(CodegenContext &cg, const ir::TensorDecl &t, const std::vector<ir::Expr> &indices) {
-  auto extent = [&](size_t k) { return lowerExprAs(cg, t.shape[k], ScalarType::I64); };
+  auto extent = [&](size_t k) { return extentOf(cg, t, k); };
   // A pair [e / S, e % S] over dimensions (d, d + 1) is element e of the two
   // flattened (ir/FlatIndex.h): linear in e, with no division for LLVM to
   // fold (it does not, for a run-time S), so vector loops see unit stride.

@@ -154,7 +154,7 @@ void emitDeviceKernel(DeviceContext &dc, const ir::LoweredFunc &f, const KernelL
   fn->addFnAttr(llvm::Attribute::NoUnwind);
   annotate(dc, fn, "kernel", 1);
   annotate(dc, fn, "maxntidx", l.shape.threads);
-  dc.frames.push_back(codegen::FunctionFrame{fn, nullptr, {}, {}, {}});
+  dc.frames.push_back(codegen::FunctionFrame{fn, nullptr, {}, {}, {}, false, {}});
   dc.pushScope();
   b.SetInsertPoint(llvm::BasicBlock::Create(dc.ctx, "entry", fn));
 

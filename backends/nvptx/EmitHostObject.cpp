@@ -129,7 +129,7 @@ struct HostEmitter {
     params.push_back(b.getPtrTy()); // stream
     auto *fn = llvm::Function::Create(fnType(b.getInt32Ty(), params), llvm::GlobalValue::ExternalLinkage, f.name, cg.mod);
     cg.setFunctionAttributes(fn);
-    cg.frames.push_back(codegen::FunctionFrame{fn, nullptr, {}, {}, {}});
+    cg.frames.push_back(codegen::FunctionFrame{fn, nullptr, {}, {}, {}, false, {}});
     cg.pushScope();
     b.SetInsertPoint(llvm::BasicBlock::Create(cg.ctx, "entry", fn));
     launches = &fl;

@@ -67,7 +67,7 @@ void emitKernelFunction(CodegenContext &cg, const ir::LoweredFunc &f) {
   cg.kernelName = f.name;
   cg.outlinedCount = 0;
   cg.outlinedCalls = 0;
-  cg.frames.push_back(FunctionFrame{fn, nullptr, {}, {}, {}});
+  cg.frames.push_back(FunctionFrame{fn, nullptr, {}, {}, {}, false, {}});
   cg.pushScope();
   b.SetInsertPoint(llvm::BasicBlock::Create(cg.ctx, "entry", fn));
 

@@ -32,7 +32,7 @@ void emitOutlinedCall(CodegenContext &cg, const std::string &suffix, const ir::L
   llvm::Function *caller = cg.frame().fn;
   {
     llvm::IRBuilderBase::InsertPointGuard guard(b);
-    cg.frames.push_back(FunctionFrame{fn, nullptr, {}, {}, {}});
+    cg.frames.push_back(FunctionFrame{fn, nullptr, {}, {}, {}, true, {}});
     cg.pushScope();
     b.SetInsertPoint(llvm::BasicBlock::Create(cg.ctx, "entry", fn));
     for (size_t i = 0; i < cap.vars.size(); ++i) {

@@ -43,7 +43,7 @@ void outlineParallelLoop(CodegenContext &cg, const LStmt &loop) {
   cg.setFunctionAttributes(fn);
   {
     llvm::IRBuilderBase::InsertPointGuard guard(b);
-    cg.frames.push_back(FunctionFrame{fn, nullptr, {}, {}, {}});
+    cg.frames.push_back(FunctionFrame{fn, nullptr, {}, {}, {}, true, {}});
     cg.pushScope();
     b.SetInsertPoint(llvm::BasicBlock::Create(cg.ctx, "entry", fn));
     llvm::Value *ctxArg = fn->getArg(0);
