@@ -90,8 +90,17 @@ ContractionTiles chooseContractionTiles(const construct::HardwareDesc &hw, const
   int64_t l1Bytes = hw.unitCapacity(l1), l2Bytes = hw.unitCapacity(unit);
   t.kc = 16;
   // kc: the largest power of two whose micro-panel pair (kc x (mr + nr))
-  // fills at most three quarters of L1, leaving room for C's rows.
+  // fills at most three quarters of L1, leaving room for C's rows (kc 256
+  // with a 48 KiB L1 measured slower: the B micro-panel no longer fits),
+  // and at most 512 (kc = 512 measured 0.97x at 2048^3 and 0.96x at 512^3
+  // the rate of kc = 128, 2 threads, medians of 3-5 interleaved runs).
   while (t.kc < 512 && 2 * t.kc * (t.mr + t.nr) * elemBytes * 4 <= 3 * l1Bytes) t.kc *= 2;
+  // mc x kc and kc x nc packed blocks within a quarter of L2; mc at most
+  // 128 rows in whole register tiles (126 = 21 x 6: 96-row tasks measured
+  // 0.79x oneDNN at 512^3 against 0.90x for 126, and mc 256/512 no gain at
+  // 2048^3 and a single task at 256^3); nc at most 8 register tiles (the
+  // earlier 128 x 384 blocking measured 0.70x oneDNN at 2048^3 against
+  // 0.81x for 126 x 512). docs/construct.md, "The default blocking".
   int64_t quarter = l2Bytes / 4;
   t.mc = std::max(t.mr, std::min<int64_t>(128, quarter / (t.kc * elemBytes)) / t.mr * t.mr);
   t.nc = std::max(t.nr, std::min<int64_t>(8 * t.nr, quarter / (t.kc * elemBytes)) / t.nr * t.nr);
