@@ -216,3 +216,30 @@ TEST_CASE("x86: GPU worker kinds and scopes are located errors") {
   CHECK(diags.all()[0].message.find("'threads'") != std::string::npos);
   CHECK(diags.all()[0].loc.line == 3);
 }
+
+TEST_CASE("x86: an outlined body computes tensor extents once, in its entry block") {
+  // parallel for i in 0..N { for j in 0..M / K { Y[i, j] = 1 when j < 5 } }
+  // with Y: f32[N, M / K]. The row length M / K addresses every store;
+  // computed under the store's guard, a division could not be hoisted
+  // (it may trap) and a vectorized loop divided per lane.
+  auto Y = tensor("Y", ScalarType::F32, {sym("N"), binary(BinOp::Div, sym("M"), sym("K"))}, TensorRole::Output);
+  Expr i = loopVar("i"), j = loopVar("j");
+  LStmtPtr row = forLoop("j", binary(BinOp::Div, sym("M"), sym("K")),
+                         store(Y, {i, j}, floatImm(1), binary(BinOp::LT, j, intImm(5))));
+  LoweredFunc f{"rows", makeOp("rows", {}, {Y}, {"N", "M", "K"}), TargetFamily::Cpu,
+                lBlock({check(binary(BinOp::GE, sym("K"), intImm(1)), 1),
+                        forLoop("i", sym("N"), row, ForKind::Parallel, WorkerKind::Cores)}),
+                {}};
+  std::string ir = emit({f}, CodegenOutput::LLVMIR, "x86_64", 0);
+  size_t body = ir.find("define private void @rows.par0");
+  REQUIRE(body != std::string::npos);
+  size_t division = ir.find(" sdiv ", body), branch = ir.find(" br ", body);
+  REQUIRE(division != std::string::npos);
+  CHECK(division < branch); // before the chunk loop (the old code divided in the guarded store)
+  LoadedKernels k({f});
+  std::vector<float> y(3 * 6 + 1, 0);
+  CHECK(k.get<int(float *, int64_t, int64_t, int64_t)>("rows")(y.data(), 3, 12, 2) == 0);
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 6; ++c) CHECK(y[r * 6 + c] == (c < 5 ? 1.0f : 0.0f));
+  CHECK(y[18] == 0.0f);
+}
