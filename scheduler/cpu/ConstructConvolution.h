@@ -45,8 +45,8 @@ bool constructConvolutionApplies(const ir::Op &op, std::string *reason = nullptr
 // (no `if` where the op fixes the values: a constant unit stride, a 1x1
 // window) with TILES =
 //   for (b.., xb) in spatial(B.., cdiv(OW, nr)) on cores {
-//     O[all filters, tile] = 0
-//     for cb in 0..cdiv(C, kc) { for fb in 0..cdiv(F, mr) { PANEL(cb) } } }
+//     for cb in 0..max(1, cdiv(C, kc)) { for fb in 0..cdiv(F, mr) {
+//       if (cb == 0) { O[fb's filters, tile] = 0 } PANEL(cb) } } }
 //   PANEL(cb) = for window vars (r, s) { for c in 0..min(kc, C - cb*kc) {
 //     for (fr, xx) in repeat(mr, nr) { O[.., fb*mr + fr, .., xb*nr + xx] += Img * Fp[fb, k.., fr] } } }
 // (c is the innermost reduction variable that is not a window variable,
