@@ -63,6 +63,7 @@ struct TileEmitter {
   llvm::FixedVectorType *vecTy;
   llvm::Align align;
   Expr init; // the accumulators' first value, one for every tile (null: see `start`)
+  bool initStreams = false; // that initialisation's store is marked `stream`
   // A start that depends on conditions (TileStart::conditional): each
   // case's condition evaluated once before the tile (null: always), and
   // whether a streamed case holds. Empty without one.
@@ -210,7 +211,8 @@ struct TileEmitter {
     // a line pulled in first would only be evicted by them.
     // A conditional start runs the tile from zero like a later block and
     // picks its stores after the loop (finish).
-    bool deferred = !init && n.fold == BinOp::Add, stream = st.stream && !deferred && caseHolds.empty();
+    bool deferred = !init && n.fold == BinOp::Add;
+    bool stream = (st.stream || initStreams) && !deferred && caseHolds.empty();
     bool prefetch = n.fold == BinOp::Add && n.bcast && !stream;
     int64_t bytes = ir::scalarTypeBytes(st.tensor->dtype);
     std::vector<llvm::AllocaInst *> acc;
@@ -446,10 +448,11 @@ void emitTileHere(CodegenContext &cg, const ContractionNest &nest, const std::op
   auto &b = cg.b;
   ScalarType dtype = nest.store->tensor->dtype;
   TileEmitter e{cg, nest, chooseRegisterTile(nest, cg.target), cg.memType(dtype), nullptr,
-                llvm::Align(ir::scalarTypeBytes(dtype)), nullptr, {}, {}, nullptr};
+                llvm::Align(ir::scalarTypeBytes(dtype)), nullptr, false, {}, {}, nullptr};
   e.vecTy = llvm::FixedVectorType::get(e.elem, e.tile.lanes);
   if (start && !start->conditional()) {
     e.init = start->cases[0].value;
+    e.initStreams = start->cases[0].stream;
   } else if (start) {
     e.start = *start;
     for (const TileStart::Case &c : start->cases) {

@@ -402,6 +402,19 @@ TEST_CASE("x86 register tile: an initialisation under conditions runs the tile o
   CHECK(ir.find("store float 2.500000e+00") == std::string::npos);
   CHECK(ir.find("2.500000e+00") != std::string::npos);
 
+  // One unconditional initialisation marked `stream` streams the tile's
+  // stores (whole vectors: a constant 8-column tile).
+  auto narrow = [&](bool stream) {
+    LStmtPtr z = store(m.C, {loopVar("r"), m.j}, floatImm(0));
+    z->stream = stream;
+    LStmtPtr nest = forLoop("k", sym("K"), tile("i", intImm(3), intImm(8), store(m.C, {m.i, m.j}, fma)));
+    LoweredFunc g{"mm8", makeOp("mm8", {tensorParam(m.A), tensorParam(m.B)}, {m.C}, {"M", "K", "N"}), TargetFamily::Cpu,
+                  lBlock({tile("r", intImm(3), intImm(8), z), nest}), {}};
+    return emit({g}, CodegenOutput::LLVMIR, "x86_64", 0);
+  };
+  CHECK(narrow(true).find("!nontemporal") != std::string::npos);
+  CHECK(narrow(false).find("!nontemporal") == std::string::npos);
+
   m.run(lBlock({lIf(holds, init(false), nullptr), root()}), 2.5f); // holds: 2.5 + A B
   m.run(lBlock({lIf(fails, init(false), nullptr), root()}), 1.0f); // fails: C (1) + A B
   m.run(lBlock({lIf(holds, init(true), init(false)), root()}), 2.5f);
