@@ -189,14 +189,14 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
   // the reduction loops `outer` and the channel loop. The channel variable
   // is cut into blocks of kc so that the image rows one block reads
   // (kc x window rows x nr) stay in L1 while every filter panel passes over
-  // them. With `peel` each panel is zeroed right before its first block
-  // (under `if (cb == 0)`): a tile set to a constant just before the nest that
+  // them. Each panel is zeroed right before its first block (under `if (cb
+  // == 0)`): a tile set to a constant just before the nest that
   // accumulates into it starts its register accumulators from that
-  // constant (the x86 backend, tileStart) instead of reading back
-  // the zeroed output. Without it all panels are zeroed first.
+  // constant (the x86 backend, tileStart) instead of reading back the
+  // zeroed output.
   auto tiles = [&](const std::set<size_t> &covered, const std::string &col, const Expr &cols,
                    const std::vector<Expr> &out, const Expr &img, const Expr &filt,
-                   const std::vector<IndexVar> &outer, bool peel) {
+                   const std::vector<IndexVar> &outer) {
     MStmtPtr init = zero(out);
     // The reduction loops of one panel over channel block `block`.
     auto panel = [&](const Expr &block) {
@@ -210,22 +210,13 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
       }
       return loops(outer, nest, loc);
     };
-    MStmtPtr body;
-    if (peel && !channel) {
-      body = overFilters(mBlock({init, panel(intImm(0))}, loc));
-    } else if (peel) {
-      // One copy of the tiles: only the zeroing depends on the block
-      // (a peeled first block doubled the convolution's code). At least
-      // one block, so that C = 0 still zeroes the output.
-      Expr blocks = simplify(binary(BinOp::Max, intImm(1), ceilDiv(channel->extent, intImm(t.kc))));
-      MStmtPtr first = mIf(binary(BinOp::EQ, loopVar(cb), intImm(0)), init, nullptr, loc);
-      body = seqFor(cb, blocks, overFilters(mBlock({first, panel(loopVar(cb))}, loc)), loc);
-    } else {
-      MStmtPtr nest = overFilters(panel(loopVar(cb)));
-      if (channel) nest = seqFor(cb, ceilDiv(channel->extent, intImm(t.kc)), nest, loc);
-      body = mBlock({overFilters(init), nest}, loc);
-    }
-    return tasks(covered, col, cols, body);
+    if (!channel) return tasks(covered, col, cols, overFilters(mBlock({init, panel(intImm(0))}, loc)));
+    // One copy of the tiles: only the zeroing depends on the block (a
+    // peeled first block doubled the convolution's code). At least one
+    // block, so that C = 0 still zeroes the output.
+    Expr blocks = simplify(binary(BinOp::Max, intImm(1), ceilDiv(channel->extent, intImm(t.kc))));
+    MStmtPtr first = mIf(binary(BinOp::EQ, loopVar(cb), intImm(0)), init, nullptr, loc);
+    return tasks(covered, col, cols, seqFor(cb, blocks, overFilters(mBlock({first, panel(loopVar(cb))}, loc)), loc));
   };
   // Row tiles: nr columns x of one output row, each panel zeroed right
   // before its first channel block like the flat tiles. (A peeled copy of
@@ -236,7 +227,7 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
   // channels at 56^2 3 x 3 2% faster, 34 -> 72 at 31^2 5%, 232 -> 69 at
   // 19^2 3%, 24 -> 169 at 9^2 the same.
   auto rowTiles = [&](const Expr &img) {
-    return tiles({ro.xDim}, xb, xv.extent, oIdx, simplifyIndices(substitute(img, vmap)), load(packed, fIdxC), window, true);
+    return tiles({ro.xDim}, xb, xv.extent, oIdx, simplifyIndices(substitute(img, vmap)), load(packed, fIdxC), window);
   };
   // Flat tiles: nr consecutive pixels p = pb*nr + xx of one image, output
   // pixel (p / OW, p % OW), image pixel (p / W, p % W) (ir/FlatIndex.h).
@@ -252,7 +243,7 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
     at[ro.xDim].second = binary(BinOp::Mod, p, w);
     Expr imgV = simplifyIndices(substitute(substitute(img, fl.values), at));
     std::vector<IndexVar> outer(ro.kOrder.begin() + ro.windowVars, ro.kOrder.end() - 1);
-    return tiles({yDim, ro.xDim}, pb, mul(os[yDim], ow), out, imgV, substitute(load(packed, fIdxC), fl.values), outer, true);
+    return tiles({yDim, ro.xDim}, pb, mul(os[yDim], ow), out, imgV, substitute(load(packed, fIdxC), fl.values), outer);
   };
 
   // Any stride and dilation (flat pixels as above, an output pixel reading

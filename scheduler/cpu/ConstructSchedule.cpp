@@ -284,8 +284,8 @@ MStmtPtr contractionBody(const Op &op, const ContractionTiles &t, bool direct, F
     // never reads C, where zeroing the task's output first cost a pass over
     // it (28% of a 4096 x 64 x 4096 matmul on one core, in memset). Only
     // the zeroing is conditional, not a copy of the k loop: the x86 tile
-    // runs once and picks its stores after the loop, which halved the
-    // code of linalg.tk (255 -> 162 KB) and its compile time.
+    // runs once and picks its stores after the loop, which cut a matmul's
+    // code from 112 to 78 KB (linalg.tk 255 -> 180 KB).
     MStmtPtr zero = overTile(mStore(a.target, outIndex(rowIdx, colIdx), floatImm(0, a.target->dtype), AccumOp::None, loc));
     Expr first = binary(BinOp::EQ, loopVar(kb), intImm(0));
     if (deepA) first = conjoin(binary(BinOp::EQ, loopVar(kaV), intImm(0)), first);
