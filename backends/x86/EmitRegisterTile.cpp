@@ -212,9 +212,14 @@ struct TileEmitter {
     // A conditional start runs the tile from zero like a later block and
     // picks its stores after the loop (finish).
     bool deferred = !init && n.fold == BinOp::Add;
-    bool stream = (st.stream || initStreams) && !deferred && caseHolds.empty();
+    bool stream = (st.stream || initStreams) && !deferred; // a conditional start is deferred
     bool prefetch = n.fold == BinOp::Add && n.bcast && !stream;
     int64_t bytes = ir::scalarTypeBytes(st.tensor->dtype);
+    // One write prefetch per cache line of the tile's rows (at vector v of
+    // the row bound by `at`).
+    auto prefetchLine = [&](int64_t v) {
+      if ((v * tile.lanes * bytes) % 64 == 0) emitLinePrefetch(cg, address(*st.tensor, st.indices), true);
+    };
     std::vector<llvm::AllocaInst *> acc;
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t v = 0; v < vectors; ++v) {
@@ -229,17 +234,14 @@ struct TileEmitter {
           if (init) start = splat(lowerExprAs(cg, init, st.tensor->dtype));
           else if (deferred) start = llvm::Constant::getNullValue(vecTy);
           else start = b().CreateMaskedLoad(vecTy, address(*st.tensor, st.indices), align, mask, padOf(n.accLoad));
-          if (prefetch && !streamedCase && (v * tile.lanes * bytes) % 64 == 0)
-            emitLinePrefetch(cg, address(*st.tensor, st.indices), true);
+          if (prefetch && !streamedCase) prefetchLine(v);
           b().CreateStore(start, acc.back());
         });
       }
     if (prefetch && streamedCase)
       emitIfElse(streamedCase, [] {}, [&] {
         for (int64_t r = 0; r < rows; ++r)
-          for (int64_t v = 0; v < vectors; ++v)
-            if ((v * tile.lanes * bytes) % 64 == 0)
-              at(rowValue(r), j0, v, [&] { emitLinePrefetch(cg, address(*st.tensor, st.indices), true); });
+          for (int64_t v = 0; v < vectors; ++v) at(rowValue(r), j0, v, [&] { prefetchLine(v); });
       });
 
     // The outer reduction loops (a convolution's window) just run; the

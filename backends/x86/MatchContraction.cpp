@@ -241,6 +241,14 @@ std::optional<ContractionNest> matchContraction(const LStmt &kLoop, std::string 
   return n;
 }
 
+// Whether `e` (may be null) reads a tensor: a value the tile's stores
+// could change.
+static bool readsMemory(const Expr &e) {
+  bool loads = false;
+  ir::visitExpr(e, [&](const Expr &x) { loads |= x->kind == ExprKind::Load; });
+  return loads;
+}
+
 // The constant store of `init` when it is an initialisation of n's tile
 // (tileStart), else null.
 static const LStmt *initialStore(const LStmt &init, const ContractionNest &n) {
@@ -278,9 +286,7 @@ static const LStmt *initialStore(const LStmt &init, const ContractionNest &n) {
     return nullptr;
   for (size_t d = 0; d < idx.size(); ++d)
     if (!ir::sameExpr(ir::substitute(p->indices[d], rename), idx[d])) return nullptr;
-  bool readsMemory = false;
-  ir::visitExpr(st.pred, [&](const Expr &e) { readsMemory |= e->kind == ExprKind::Load; });
-  if (st.pred && (readsMemory || !ir::sameExpr(ir::substitute(p->pred, rename), st.pred))) return nullptr;
+  if (st.pred && (readsMemory(st.pred) || !ir::sameExpr(ir::substitute(p->pred, rename), st.pred))) return nullptr;
   return p;
 }
 
@@ -296,9 +302,7 @@ std::optional<TileStart> tileStart(const LStmt &init, const ContractionNest &n) 
     if (s->kind == LStmt::Kind::If) {
       // Evaluated once, before the tile: a condition that read memory could
       // change with the tile's stores.
-      bool readsMemory = false;
-      ir::visitExpr(s->cond, [&](const Expr &e) { readsMemory |= e->kind == ExprKind::Load; });
-      ok &= !readsMemory;
+      ok &= !readsMemory(s->cond);
       collect(s->thenS.get(), ir::conjoin(path, s->cond));
       if (s->elseS) collect(s->elseS.get(), ir::conjoin(path, ir::unary(ir::UnOp::Not, s->cond)));
       return;
