@@ -62,9 +62,9 @@ std::optional<int64_t> lastIndexStep(const Expr &e, const std::string &v) {
 // them): T + a * b with a unit-stride factor along v (a contraction; a
 // strided one, stride 2, is split), a byte-quad product whose quads' lane
 // index has unit stride along v (ir/ByteDot.h), or T + X, max(T, X),
-// min(T, X) with X read at unit stride, or at a stride 2..8 from a tensor
-// the function never writes (DeinterleaveStridedRows then gives it unit
-// stride: pooling).
+// min(T, X) with X read at unit stride, or at a stride from 2 to
+// kMaxDeinterleavedStride from a tensor the function never writes
+// (DeinterleaveStridedRows then gives it unit stride: pooling).
 bool foldsIntoRegisterTile(const LStmtPtr &body, const std::string &v, const std::set<const TensorDecl *> &written) {
   bool found = false;
   visitLStmt(body, [&](const LStmt &n) {
@@ -85,7 +85,7 @@ bool foldsIntoRegisterTile(const LStmtPtr &body, const std::string &v, const std
         found |= lastIndexStep(term->args[0], v) == 1 || lastIndexStep(term->args[1], v) == 1;
       } else if (term->kind == ExprKind::Load && term->tensor != n.tensor) {
         std::optional<int64_t> step = lastIndexStep(term, v);
-        found |= step == 1 || (step && *step >= 2 && *step <= 8 && !written.count(term->tensor.get()));
+        found |= step == 1 || (step && *step >= 2 && *step <= kMaxDeinterleavedStride && !written.count(term->tensor.get()));
       }
     }
   });

@@ -40,6 +40,16 @@ bool isWindowCondition(const ir::Expr &g, const std::string &v, const std::set<s
 // Whether `s` contains a loop (false for the body of an innermost loop).
 bool containsLoop(const ir::LStmtPtr &s);
 
+// The largest constant stride whose strided rows DeinterleaveStridedRows
+// copies into unit-stride phase rows (and whose window reductions this
+// pass therefore leaves to the register tiles). Measured on convolutions
+// with constant strides (2 threads, medians of 21 calls, three runs):
+// stride 4 (3 -> 96 channels, 224^2, 4x4) 3.2-3.9 ms read strided against
+// 1.46-1.61 deinterleaved; stride 8 (3 -> 256, 8x8) 14.8-15.9 against
+// 12.7-13.6; stride 12 (64 -> 64, 112^2, 3x3) 2.09-2.66 strided against
+// 3.13-4.52 deinterleaved; stride 16 (3 -> 768, 16x16) no gain.
+inline constexpr int64_t kMaxDeinterleavedStride = 8;
+
 // Whether some store in `body` has `v` in its indices: `v` picks the stored
 // element, so its loop is a long one over outputs, not a window's few
 // steps reduced into one element (shared with DeinterleaveStridedRows).

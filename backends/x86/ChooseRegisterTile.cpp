@@ -4,23 +4,16 @@
 
 namespace tk::x86 {
 
-using ir::Expr;
-using ir::mentionsVar;
-
-
-// Each row's broadcast operand is a separate strided stream with its own
-// address register; beyond kMaxRows rows the general-purpose registers
-// spill before the vector registers run out. Rows whose broadcasts are
-// adjacent elements (a packed panel, T[.., r] += P[.., k, r] * ..) share one
-// address register, so up to kMaxPackedRows of them fit; that is used for
-// nests with several reduction loops (ConstructConvolution's 6-row tiles)
-// and for single-loop nests whose rows all fit in one such block (its flat
-// pixel version, 6 filters over one channel loop), so taller single-loop
-// tiles keep blocks of 4 rather than 6 + a short remainder. A single-loop
-// tile of at most kMaxPackedRows strided rows (ConstructSchedule's
-// one-panel version reads A in place) is one block too: LLVM steps its
-// rows from one pointer by the row stride, and 6 row streams fit.
-static constexpr int64_t kMaxRows = 4, kMaxPackedRows = 6;
+// At most this many rows per block, the rows split into equal blocks. The
+// register file alone would allow 30 rows of one vector, but LLVM then
+// spills: measured on user kernels whose rows broadcast strided elements
+// of A (2 threads, median of 11 calls, three runs each): an 8 x 32 tile at
+// 1024^3 ran 16.4-17.0 ms in blocks of 4, 16.4-18.3 in 6 + 2 and 11.8-13.5
+// in one block of 8; a 24 x 16 tile 29-31 ms in blocks of 4, 16.5-17.6 in
+// 6, 12.6-15.0 in 8, 16.7-19.7 in 12 and 46-49 in one block of 24; a
+// 12 x 16 tile at 2048^3 856-883 ms in 4, 517-572 in 6 + 6, 620-624 in
+// 8 + 4 and 429-449 in one block of 12 (the same at 1024^3 for 6, 8, 12).
+static constexpr int64_t kMaxRows = 8;
 // A window sum or max (no broadcast operand: pooling) is bound by its
 // loads, two per cycle; 8 independent accumulator chains cover that at an
 // add's latency of 4 cycles. Wider blocks only run on rows of >= 256
@@ -28,14 +21,6 @@ static constexpr int64_t kMaxRows = 4, kMaxPackedRows = 6;
 // edge path: at 30 vectors (the register file's limit) avgpool2d's
 // object was 96 KB and 1.7 s of LLVM; at 8, see docs/performance.md.
 static constexpr int64_t kMaxWindowVectors = 8;
-
-static bool broadcastRowsAdjacent(const ContractionNest &nest) {
-  if (!nest.bcast || !nest.rowLoop || (nest.kLoops.size() < 2 && nest.rows > kMaxPackedRows)) return false;
-  const std::vector<Expr> &idx = nest.bcast->args;
-  const std::string &r = nest.rowLoop->var;
-  if (nest.bcast->pred || idx.empty() || !unitStrideIn(idx.back(), r)) return false;
-  return std::none_of(idx.begin(), idx.end() - 1, [&](const Expr &i) { return mentionsVar(i, r); });
-}
 
 RegisterTile chooseRegisterTile(const ContractionNest &nest, const CpuTarget &target) {
   RegisterTile t;
@@ -49,8 +34,8 @@ RegisterTile chooseRegisterTile(const ContractionNest &nest, const CpuTarget &ta
   // loaded vector operand, so those stay live too.
   t.vectorsPerRow = std::min({needed, regs - 2, nest.bcast ? regs : kMaxWindowVectors});
   int64_t fit = std::max<int64_t>(1, (regs - 1 - t.vectorsPerRow) / t.vectorsPerRow);
-  int64_t maxRows = broadcastRowsAdjacent(nest) || nest.rows <= kMaxPackedRows ? kMaxPackedRows : kMaxRows;
-  t.rowsPerBlock = nest.rows == 1 ? 1 : std::min({nest.rows, fit, maxRows});
+  int64_t most = std::min(fit, kMaxRows), blocks = (nest.rows + most - 1) / most;
+  t.rowsPerBlock = (nest.rows + blocks - 1) / blocks;
   return t;
 }
 

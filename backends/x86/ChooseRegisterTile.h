@@ -1,7 +1,7 @@
 // ChooseRegisterTile: how a contraction nest (MatchContraction.h) is cut
 // into register blocks on a target — rows per block, vectors per row, lanes
-// — from the vector register file and the general-purpose registers its
-// row streams need. Used by the register tiles (EmitRegisterTile.h).
+// — from the vector register file and a measured cap on rows per block.
+// Used by the register tiles (EmitRegisterTile.h).
 #pragma once
 #include "backends/x86/MatchContraction.h"
 #include "backends/x86/X86Backend.h"

@@ -20,8 +20,6 @@ using namespace ir;
 
 namespace {
 
-constexpr int64_t kMaxStride = 8;
-
 // Which child of a statement a path step descends into.
 enum class Slot { Body, Then, Else };
 
@@ -121,7 +119,7 @@ private:
         for (const Expr &i : row)
           if (mentionsVar(i, x.var)) return;
         std::optional<VarTerm> split = splitOnVar(ld->args.back(), x.var);
-        if (!split || split->coef < 2 || split->coef > kMaxStride) return;
+        if (!split || split->coef < 2 || split->coef > kMaxDeinterleavedStride) return;
         int64_t k = split->coef;
         Expr e = fromLinear(split->rest);
         size_t g = groupFor(top, ld->tensor, row, k);

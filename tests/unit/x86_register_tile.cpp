@@ -80,6 +80,30 @@ TEST_CASE("x86 register tile: accumulating row nest is a contraction") {
   CHECK(t2.vectorsPerRow == 14);
 }
 
+TEST_CASE("x86 register tile: rows split into equal blocks of at most 8") {
+  // for k { for i in 0..R { for j in 0..L { C[i, j] += A[i, k] * B[k, j] } } }:
+  // A's broadcasts are strided rows (ChooseRegisterTile.cpp has the
+  // measurements behind the cap).
+  Mm m;
+  auto rowsPerBlock = [&](int64_t rows, int64_t cols, const std::string &t) {
+    Expr v = binary(BinOp::Add, load(m.C, {m.i, m.j}), binary(BinOp::Mul, load(m.A, {m.i, m.k}), load(m.B, {m.k, m.j})));
+    LStmtPtr root = forLoop("k", sym("K"), forLoop("i", intImm(rows), forLoop("j", intImm(cols), store(m.C, {m.i, m.j}, v))));
+    std::string why;
+    auto nest = matchContraction(*root, &why);
+    REQUIRE_MESSAGE(nest, why);
+    CHECK(nest->rows == rows);
+    return chooseRegisterTile(*nest, target(t)).rowsPerBlock;
+  };
+  CHECK(rowsPerBlock(8, 32, "x86_64-avx512") == 8);   // one block, not 4 + 4
+  CHECK(rowsPerBlock(12, 16, "x86_64-avx512") == 6);  // 6 + 6, not 8 + 4
+  CHECK(rowsPerBlock(24, 16, "x86_64-avx512") == 8);  // 3 x 8; the register file would allow 30
+  CHECK(rowsPerBlock(5, 64, "x86_64-avx512") == 5);
+  CHECK(rowsPerBlock(1, 64, "x86_64-avx512") == 1);
+  // 16 ymm: 2 vectors per row leave room for 6 rows of accumulators.
+  CHECK(rowsPerBlock(12, 16, "x86_64-avx2") == 6);
+  CHECK(rowsPerBlock(8, 32, "x86_64-avx2") == 2);
+}
+
 TEST_CASE("x86 register tile: operands in either order, guards as lane masks") {
   Mm m;
   Expr guarded = load(m.B, {m.k, m.j}, floatImm(0), binary(BinOp::LT, add(m.j, intImm(3)), sym("N")));
