@@ -17,6 +17,10 @@ namespace {
 // Fold leading output dimensions into the parallel mapping until this many
 // tasks exist (when their extents are known): enough for the cores of a
 // typical machine without splitting the vectorizable inner dimension.
+// Measured (2 threads, medians of 41 calls, three runs): exp over
+// f32[3, 2048, 256] as 3 tasks (a threshold of 2) took 0.41-0.65 ms, as
+// 3 x 2048 (16 or 64) 0.31-0.34; over f32[17, 128, 256], 17 tasks (16)
+// and 17 x 128 (64) both 0.11 ms.
 constexpr int64_t kMinParallelTasks = 16;
 
 // Wraps `body` in a repeat loop over vars[from, to) (nothing when empty).

@@ -269,6 +269,9 @@ public:
 
 protected:
   LStmtPtr mutateFor(const LStmtPtr &s) override {
+    // Two levels: one level measured 0.98x the speed on the 50-shape sweep
+    // (matmul and conv2d alike, tkc GFLOP/s, 3 runs against 2) for 9% less
+    // text in nn.tk (152 -> 138 KB).
     if (s->forKind != ForKind::Parallel && plainNest(s)) return nest(s, 2);
     return LoopMutator::mutateFor(s);
   }
