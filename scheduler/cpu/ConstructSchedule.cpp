@@ -86,25 +86,31 @@ ContractionTiles chooseContractionTiles(const construct::HardwareDesc &hw, const
   // 16 accumulators do not hide the broadcast loads.
   t.mr = 1;
   while ((t.mr + 1) * rowVectors + rowVectors + 1 <= regs) ++t.mr;
-  size_t unit = construct::unitLevel(hw), l1 = unit + 1 < hw.levels.size() ? unit + 1 : unit;
-  int64_t l1Bytes = hw.unitCapacity(l1), l2Bytes = hw.unitCapacity(unit);
+  size_t unit = construct::unitLevel(hw);
+  int64_t l2Bytes = hw.unitCapacity(unit);
+  // kc: the largest power of two up to 256 whose B micro-panel (kc x nr)
+  // fills at most 1/16 of L2, and at least 16. The micro-panel need not
+  // fit L1: on the Zen 4 measured here (32 KiB L1, 1 MiB L2; 2 threads,
+  // medians of 4-5 alternating runs, kc set through the L1 size of --hw)
+  // 1024^3 took 28.5, 19.5, 16.2, 11.9, 11.2, 10.8 and 10.7 ms at kc = 8,
+  // 16, 32, 64, 128, 256 and 512; 2048^3 172, 133, 113, 95.6, 89.8, 86.9
+  // and ~90 ms; 512^3 1.59 (64), 1.41 (128), 1.35 (256 and 512). The
+  // earlier rule, the micro-panel pair within 3/4 of L1, chose 64 there.
+  // On a 48 KiB-L1 machine kc = 512 had measured 0.96-0.97x the rate of
+  // 128 (and 256 slower), hence the cap. The floor binds only below 64 KiB
+  // of L2 (f32, AVX-512).
   t.kc = 16;
-  // kc: the largest power of two whose micro-panel pair (kc x (mr + nr))
-  // fills at most three quarters of L1, leaving room for C's rows (kc 256
-  // with a 48 KiB L1 measured slower: the B micro-panel no longer fits),
-  // and at most 512 (kc = 512 measured 0.97x at 2048^3 and 0.96x at 512^3
-  // the rate of kc = 128, 2 threads, medians of 3-5 interleaved runs).
-  while (t.kc < 512 && 2 * t.kc * (t.mr + t.nr) * elemBytes * 4 <= 3 * l1Bytes) t.kc *= 2;
+  while (t.kc < 256 && 2 * t.kc * t.nr * elemBytes * 16 <= l2Bytes) t.kc *= 2;
   // mc x kc and kc x nc packed blocks within a quarter of L2; mc at most
   // 128 rows in whole register tiles (126 = 21 x 6: 96-row tasks measured
   // 0.79x oneDNN at 512^3 against 0.90x for 126, and mc 256/512 no gain at
   // 2048^3 and a single task at 256^3); nc at most 8 register tiles (the
   // earlier 128 x 384 blocking measured 0.70x oneDNN at 2048^3 against
-  // 0.81x for 126 x 512). docs/construct.md, "The default blocking". The
-  // quarter binds only below those caps: with a 1 MiB L2, a half and a
-  // quarter build the same code, an eighth a deeper packed A measured at the
-  // same speed (512^3 1.57-1.73 against 1.61-1.69 ms). Smaller L2s
-  // (tests/hw/small-l2.hw's) get their nc from it.
+  // 0.81x for 126 x 512). docs/construct.md, "The default blocking". With
+  // kc = 256 and a 1 MiB L2 the quarter gives nc = 256 and ka = 512; half
+  // of L2 (nc = 512, ka = 1024) measured 2% faster at 1024^3 and 2048^3
+  // (10.27 against 10.46 ms, 82.2 against 84.2; 512^3 the same) and an
+  // eighth 2% slower, with the blocks then filling all of L2 but C's tile.
   int64_t quarter = l2Bytes / 4;
   t.mc = std::max(t.mr, std::min<int64_t>(128, quarter / (t.kc * elemBytes)) / t.mr * t.mr);
   t.nc = std::max(t.nr, std::min<int64_t>(8 * t.nr, quarter / (t.kc * elemBytes)) / t.nr * t.nr);

@@ -39,24 +39,24 @@ double value(const std::string &name, size_t i) { return double((i * 5 + name[0]
 
 } // namespace
 
-TEST_CASE("construct schedule: the capacity rule sizes the micro-kernel from the register file and L1") {
+TEST_CASE("construct schedule: the capacity rule sizes the micro-kernel from the register file and L2") {
   construct::HardwareDesc hw = cpu(48 << 10, 1 << 20);
   ContractionTiles t = chooseContractionTiles(hw, kAvx512, 4);
   CHECK(t.mr == 6);  // 6 x 4 zmm accumulators + 4 operands + 1 broadcast = 29; 7 rows would need 33
   CHECK(t.nr == 64); // four vectors: a power of two
-  CHECK(t.kc == 128); // the pair 128 x 70 f32 = 35 KiB fills <= 3/4 of 48 KiB; 256 would not
+  CHECK(t.kc == 256); // B's micro-panel 256 x 64 f32 = 64 KiB = 1/16 of L2 (at most 256)
   CHECK(t.mc == 126); // at most 128 rows, in whole 6-row tiles
-  CHECK(t.nc == 512); // 8 register tiles; 512 x 128 f32 = 256 KiB = a quarter of L2
-  CHECK(t.ka == 512); // A packed 4 k blocks deep: 126 x 512 f32 = 252 KiB; 8 would not fit
+  CHECK(t.nc == 256); // 4 register tiles; 256 x 256 f32 = 256 KiB = a quarter of L2
+  CHECK(t.ka == 512); // A packed 2 k blocks deep: 126 x 512 f32 = 252 KiB; 4 would not fit
   CHECK(t.kd == 2048); // one-panel version: B's 2048 x 64 f32 panel = 512 KiB = half of L2
   CHECK(t.streamBytes == 2 << 20); // outputs past both units' 1 MiB L2s stream
   t = chooseContractionTiles(hw, kAvx2, 4);
   CHECK(t.nr == 32); // 16 ymm: 2 x 4 accumulators + 4 + 1 = 13
   CHECK(t.mr == 2);
-  CHECK(t.kc == 256); // 256 x 34 f32 = 34 KiB fits 3/4 of 48 KiB; 512 would not
+  CHECK(t.kc == 256); // 256 x 32 f32 = 32 KiB <= 1/16 of 1 MiB; 512 is past the cap
   t = chooseContractionTiles(cpu(32 << 10, 256 << 10), kAvx512, 8);
   CHECK(t.nr == 32); // f64: 8 lanes x 4
-  CHECK(t.kc == 64);  // 64 x 36 f64 = 18 KiB <= 24 KiB
+  CHECK(t.kc == 64);  // 64 x 32 f64 = 16 KiB = 1/16 of 256 KiB
   CHECK(t.mc == 126); // a quarter of 256 KiB holds 128 x 64 doubles: 21 whole 6-row tiles
   CHECK(t.nc == 128); // ... and only 128 columns: four whole 32-column tiles
   CHECK(t.ka == 64);  // 126 x 128 doubles would not fit: A is packed one k block deep
