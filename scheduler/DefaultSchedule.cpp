@@ -56,7 +56,12 @@ size_t spatialDims(const std::vector<IndexVar> &vars, TargetFamily family) {
       break;
     }
     // A run-time extent may be 1 (a batch of one image): a second leading
-    // dimension (channels) keeps the cores busy.
+    // dimension (channels) keeps the cores busy; a third only adds tasks.
+    // Measured on nchw_to_nhwc (2 threads, medians of 41 calls, three runs):
+    // 8 x 64 x 56^2 took 0.51-0.60 ms over two dimensions, 0.65-0.97 over
+    // one and 0.62-0.73 over three; 1 x 3 x 224^2 0.11-0.14, 0.08-0.09
+    // (one task: a copy this small does not pay for waking a thread) and
+    // 0.19-0.36.
     ++s;
   }
   return s;

@@ -34,6 +34,10 @@ struct Action {
 // per-level step lists. Everything here is pure and deterministic.
 class Space {
 public:
+  // `paddingThreshold`: Roller's th, a step is dropped when its padding
+  // exceeds this fraction. 0 left 1000^3 only tiny tiles (best estimate
+  // 42 ms against 6.8); 0.10, 0.25, 0.5 and 1 found the same best on the
+  // four shapes ETIR.cpp lists.
   Space(LoopNest nest, HardwareDesc hw, double paddingThreshold = 0.25);
 
   const LoopNest &nest() const { return nest_; }

@@ -9,6 +9,11 @@
 namespace tk::construct {
 using namespace ir;
 
+// A shape symbol's value when no --shape-hint gives one. It sizes only
+// Gensor's states (the trace, --rank=measure and --rank=model
+// candidates): with 128 or 8192 instead, the stdlib, the demo and the
+// tutorial's constructed and hole-filled kernels compile to the same
+// objects.
 constexpr int64_t kDefaultSymbolValue = 1024;
 // A window's extent (a convolution's R, S, a pooling's kernel): 3, the most
 // common filter and pooling size. 1024 made a conv2d's filter as wide as its

@@ -19,6 +19,8 @@ bool contractionTilesLegal(const ContractionTiles &t, const TargetDesc &target, 
   int64_t lanes = std::max(1, target.vectorBits / (8 * elemBytes));
   if (t.nr % lanes != 0) return refuse(reason, "nr is not a whole number of vectors");
   int64_t v = t.nr / lanes;
+  // Five vectors per row leave 5 rows: measured slower than 6 x 4
+  // (chooseContractionTiles has the numbers).
   if (v > 4) return refuse(reason, "nr is more than four vectors");
   if (t.mr * v + v + 1 > target.vectorRegisters) return refuse(reason, "the register tile does not fit the register file");
   if (t.mc % t.mr != 0 || t.nc % t.nr != 0) return refuse(reason, "the task tile is not whole register tiles");

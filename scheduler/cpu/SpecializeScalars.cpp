@@ -165,6 +165,9 @@ LoweredFunc specializeScalars(const LoweredFunc &f) {
     if (p.isScalar() && isInteger(p.type)) ints.insert(p.name);
   std::vector<std::string> chosen;
   std::map<std::string, bool> scaling = scalingScalars(f.body, ints);
+  // At most two scalars (a convolution's stride and dilation): each copy
+  // is the whole function again (avgpool2d's stride-2 copy is a third of
+  // its 40 KiB).
   for (const Param &p : f.op->inputs)
     if (scaling.count(p.name) && chosen.size() < 2) chosen.push_back(p.name);
   bool walks = std::any_of(chosen.begin(), chosen.end(), [&](const std::string &n) { return scaling[n]; });
@@ -175,7 +178,9 @@ LoweredFunc specializeScalars(const LoweredFunc &f) {
       if (p.name == n) return var(n, VarKind::Symbol, p.type);
     return var(n, VarKind::Symbol);
   };
-  // Versions, most common first: all 1, then each stride at 2. A scalar
+  // Versions, most common first: all 1, then each stride at 2 (the
+  // downsampling stride of ResNet and MobileNet; 64 channels of 3 x 3
+  // average pooling at 112^2 ran 5x faster in its copy). A scalar
   // scaling only window loops is 1 in every copy and gets none of its own:
   // conv2d's dilation == 2 copy was a quarter of its code (194 KB of text,
   // 142 KB without) and no faster on a dilated convolution than the general
