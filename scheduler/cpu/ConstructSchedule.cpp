@@ -98,9 +98,11 @@ ContractionTiles chooseContractionTiles(const construct::HardwareDesc &hw, const
   // fills at most 1/16 of L2, and at least 16. The micro-panel need not
   // fit L1: on the Zen 4 measured here (32 KiB L1, 1 MiB L2; 2 threads,
   // medians of 4-5 alternating runs, kc set through the L1 size of --hw)
-  // 1024^3 took 28.5, 19.5, 16.2, 11.9, 11.2, 10.8 and 10.7 ms at kc = 8,
-  // 16, 32, 64, 128, 256 and 512; 2048^3 172, 133, 113, 95.6, 89.8, 86.9
-  // and ~90 ms; 512^3 1.59 (64), 1.41 (128), 1.35 (256 and 512). The
+  // 1024^3 took 28.5, 19.5, 16.2, 14.1 and 11.6 ms at kc = 8, 16, 32, 64
+  // and 128 in one series, 11.9, 11.2 and 10.8 at 64, 128, 256 in the
+  // next, 11.9, 10.8, 10.7 at 64, 256, 512 in a third; 2048^3 172, 133,
+  // 113, 99 and 92 ms (8 .. 128), then 95.6, 89.8, 86.9 (64 .. 256); 512^3
+  // 1.59 (64), 1.41 (128), 1.35 (256 and 512). The
   // earlier rule, the micro-panel pair within 3/4 of L1, chose 64 there.
   // On a 48 KiB-L1 machine kc = 512 had measured 0.96-0.97x the rate of
   // 128 (and 256 slower), hence the cap. The floor binds only below 64 KiB
