@@ -8,9 +8,7 @@
 namespace tk::x86 {
 
 using codegen::lowerExprAs;
-using ir::BinOp;
 using ir::Expr;
-using ir::ExprKind;
 using ir::mentionsVar;
 using ir::ScalarType;
 
@@ -28,7 +26,7 @@ std::pair<Expr, Expr> splitGuard(const Expr &pred, const std::string &var) {
     Expr e = stack.back();
     stack.pop_back();
     if (!e) continue;
-    if (e->kind == ExprKind::Binary && e->binOp == BinOp::And) {
+    if (e->kind == ir::ExprKind::Binary && e->binOp == ir::BinOp::And) {
       stack.push_back(e->args[1]);
       stack.push_back(e->args[0]);
     } else {

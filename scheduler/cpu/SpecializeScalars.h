@@ -9,9 +9,12 @@ namespace tk {
 // Takes a loop-IR function. Its candidate scalars are integer scalar
 // parameters that multiply a loop variable in a load or store index; at
 // most two, in parameter order. Strides among them (a multiplied
-// expression mentions a loop variable that also indexes an output) get a
-// copy at 2; the others (a convolution's dilation, scaling only window
-// loops) are 1 in every copy and get none at 2; with no stride, no copies. An `if` already testing them (a
+// expression mentions a loop variable that also indexes an output, in a
+// statement other than a packing copy into a local buffer) get a copy at
+// 2; the others (a convolution's dilation, scaling only window loops, or
+// the stride ConstructConvolution reads only while packing its panels)
+// are 1 in every copy and get none at 2; with no stride, no copies. An
+// `if` already testing them (a
 // constructor's own versions, like ConstructConvolution's) folds in each
 // copy, so a copy holds only the version its values select; a copy whose
 // values such an `if` already tests (its stride == 1 version) is not made.
