@@ -48,6 +48,13 @@ struct TileEmitter {
   // plus l (null pred: all lanes).
   llvm::Value *laneMask(const ir::Expr &pred) { return emitLaneMask(cg, pred, n.vecLoop->var, tile.lanes); }
 
+  // Loop metadata for the reduction loops: a block already holds rows x
+  // vectors independent FMAs; unrolling k on top would only add live
+  // pointers (and spill them).
+  llvm::Metadata *noUnroll() {
+    return llvm::MDNode::get(cg.ctx, {llvm::MDString::get(cg.ctx, "llvm.loop.unroll.disable")});
+  }
+
   // Row r of a block whose first row is rowBase (null without a row loop).
   llvm::Value *rowAt(llvm::Value *rowBase, int64_t r) {
     return rowBase ? b().CreateAdd(rowBase, b().getInt64(r)) : nullptr;

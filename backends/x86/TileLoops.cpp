@@ -84,6 +84,7 @@ void TileEmitter::columns(llvm::Value *rowBase, int64_t rows, llvm::Value *jBegi
   when(b().CreateICmpSGT(rest(), b().getInt64(0)),
        [&] { block(rowBase, rows, b().CreateLoad(b().getInt64Ty(), pos), jEnd, 1, true); });
 }
+
 // Runs `fn` inside the reduction loops kLoops[level .. size - 2], each
 // variable bound in `cg`.
 void TileEmitter::withOuterReductionLoops(size_t level, const std::function<void()> &fn) {
@@ -91,8 +92,7 @@ void TileEmitter::withOuterReductionLoops(size_t level, const std::function<void
   const ir::LStmt &k = *n.kLoops[level];
   llvm::Value *begin = lowerExprAs(cg, k.min, ScalarType::I64);
   llvm::Value *end = b().CreateAdd(begin, lowerExprAs(cg, k.extent, ScalarType::I64));
-  llvm::Metadata *noUnroll = llvm::MDNode::get(cg.ctx, {llvm::MDString::get(cg.ctx, "llvm.loop.unroll.disable")});
-  cg.emitLoop(begin, end, k.var, {noUnroll}, [&](llvm::Value *kv) {
+  cg.emitLoop(begin, end, k.var, {noUnroll()}, [&](llvm::Value *kv) {
     cg.pushScope();
     cg.bind(k.var, {kv, ScalarType::I64});
     withOuterReductionLoops(level + 1, fn);
@@ -189,10 +189,7 @@ void TileEmitter::reductionLoop(int64_t rows, llvm::Value *rowBase, llvm::Value 
   llvm::Value *kBegin = lowerExprAs(cg, k.min, ScalarType::I64);
   llvm::Value *kEnd = b().CreateAdd(kBegin, lowerExprAs(cg, k.extent, ScalarType::I64));
   Expr plainBcast = n.bcast ? ir::load(n.bcast->tensor, n.bcast->args) : nullptr;
-  // The body already holds rows x vectors independent FMAs; unrolling k
-  // on top would only add live pointers (and spill them).
-  llvm::Metadata *noUnroll = llvm::MDNode::get(cg.ctx, {llvm::MDString::get(cg.ctx, "llvm.loop.unroll.disable")});
-  cg.emitLoop(kBegin, kEnd, k.var, {noUnroll}, [&](llvm::Value *kv) {
+  cg.emitLoop(kBegin, kEnd, k.var, {noUnroll()}, [&](llvm::Value *kv) {
     cg.pushScope();
     cg.bind(k.var, {kv, ScalarType::I64});
     for (const ir::LStmtPtr &p : n.prefetches) emitPrefetch(cg, *p);
