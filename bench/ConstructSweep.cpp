@@ -61,6 +61,7 @@ struct Options {
   uint64_t seed = 5;
   bool wide = false, check = false;
   std::vector<std::string> extra;
+  std::string filter; // keep the cases whose family, label or shape text contains it
 };
 
 std::vector<Case> cases(const std::vector<SweepFamily> &families, const Options &o) {
@@ -78,6 +79,10 @@ std::vector<Case> cases(const std::vector<SweepFamily> &families, const Options 
       for (const auto &[label, shape] : f.named) out.push_back({&f, label, shape});
     for (int i = 0; i < (o.check ? 3 : o.random); ++i) out.push_back({&f, "", f.random(rng, o.check)});
   }
+  // Filtered after drawing, so the kept shapes are those of the whole sweep.
+  std::erase_if(out, [&](const Case &c) {
+    return (c.family->name + " " + c.label + " " + shapeText(c.shape)).find(o.filter) == std::string::npos;
+  });
   return out;
 }
 
@@ -178,10 +183,11 @@ int main(int argc, char **argv) {
     else if (a == "--seed") o.seed = std::stoull(value());
     else if (a == "--wide") o.wide = true;
     else if (a == "--check") o.check = true;
+    else if (a == "--filter") o.filter = value();
     else if (a.rfind("--tkc-flag=", 0) == 0) o.extra.push_back(a.substr(11));
     else {
       std::cerr << "usage: tk_construct_sweep [--wide [--random N] | --check] [--tkc PATH] [--work DIR] [--shapes N] "
-                   "[--seed N] [--tkc-flag=FLAG]...\n";
+                   "[--seed N] [--filter TEXT] [--tkc-flag=FLAG]...\n";
       return 2;
     }
   }

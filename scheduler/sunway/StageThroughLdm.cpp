@@ -13,6 +13,15 @@ using namespace ir;
 
 namespace {
 
+// The largest block B a loop without a constant bound is strip-mined into
+// (swTVM's sizing: the largest power of two <= kMaxBlock that stages every
+// tensor). Modelled with tk_sunway_bench (2026-11-28; the constant read
+// from the environment in a build not committed): 128, 256, 512, 1024 and
+// 2048 give the same modelled time on all 19 cases for tkc's constructed
+// schedules, whose strip-mined loops are already bounded tiles (from 1024
+// the three 64-channel 3x3 convolutions use 38.6 KiB of LDM instead of
+// 47.5, at the same time). It then matters only for --schedule=swtvm and
+// --schedule=default, the ablations of docs/sunway.md, measured at 512.
 constexpr int64_t kMaxBlock = 512;
 
 // Lets become their values, so every index is an expression over loops.
