@@ -258,7 +258,22 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
   // once per kc channels. Not without a channel loop (each panel would be
   // one deep) or an output row index besides f.
   bool packable = channel && ro.xDim > 0 && ro.xDim - 1 != ro.fDim;
-  auto packedTiles = [&](const Expr &img) {
+  // With few channels (C * S <= kc: an RGB stem's 3 x 7) a panel per
+  // window step gives the register tile a reduction of C steps between
+  // loading and storing its accumulators. `merged` panels hold the last
+  // window variable s and the channel together, row s*C + c, so the tile
+  // sums over all S*C rows at once; the filter's pair [k / C, k % C] is the
+  // packed row s*C + c (ir/FlatIndex.h). Only where the channel is the one
+  // reduction variable after the window (the filter's s and c adjacent),
+  // and only for other strides: at unit stride few channels go to the row
+  // tiles, which keep their accumulators across the window loops (the
+  // packed ones there serve narrow outputs), and each version costs text
+  // (13 KB of nn.tk's; for the same reason no second version whose tasks
+  // split the filters: an output of under 2 x 64 pixels with C * S <= 64
+  // is a few microseconds of work on one core). The stem: 13-39 -> 69-110
+  // GFLOP/s (2-core Zen 4, three alternating runs).
+  bool mergeable = packable && ro.windowVars >= 1 && ro.kOrder.size() == ro.windowVars + 1;
+  auto packedTiles = [&](const Expr &img, bool merged) {
     size_t yDim = ro.xDim - 1;
     const std::vector<Expr> &os = a.target->shape;
     Expr p = add(mul(loopVar(pb), intImm(t.nr)), loopVar(xx)), ow = os[ro.xDim];
@@ -270,7 +285,7 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
     at[ro.xDim].second = out[ro.xDim];
     TensorPtr buf = scratchTensor(fresh("panel_" + ro.img->tensor->name), a.target->dtype,
                                   {intImm(t.kc), intImm(t.nr)}, Scope::Local, loc);
-    const std::string &c = channel->name;
+    std::string c = channel->name;
     Expr live = simplify(binary(BinOp::Min, intImm(t.kc), sub(channel->extent, mul(loopVar(cb), intImm(t.kc)))));
     // Pixels outside, channels inside: a pixel's row and column (a division
     // by OW) and its padding test stay out of the channel loop.
@@ -278,13 +293,34 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
                             seqFor(c, live, mStore(buf, {loopVar(c), loopVar(xx)}, simplifyIndices(substitute(img, at)),
                                                    AccumOp::None, loc), loc), loc);
     Expr i = load(buf, {loopVar(c), loopVar(xx)}), f = load(packed, fIdxC);
-    MStmtPtr fma = mStore(a.target, out, ro.imgFirst ? mul(i, f) : mul(f, i), AccumOp::Add, loc);
-    MStmtPtr tile = seqFor(c, live, mMapFor({fr, xx}, MappingAtom::Kind::Repeat, {intImm(t.mr), intImm(t.nr)},
-                                            std::nullopt, fma, loc), loc);
     std::vector<IndexVar> outer(ro.kOrder.begin(), ro.kOrder.end() - 1);
+    Expr rows = live;
+    if (merged) { // rows k = s*C + c of one channel block (cb = 0)
+      const IndexVar &sv = outer.back();
+      const Expr &cs = channel->extent;
+      std::string k = fresh("k");
+      std::vector<std::pair<std::string, Expr>> first{{cb, intImm(0)}};
+      Expr pixel = simplifyIndices(substitute(substitute(img, at), first));
+      Expr row = add(mul(loopVar(sv.name), cs), loopVar(c));
+      copy = mMapFor({xx}, MappingAtom::Kind::Repeat, {intImm(t.nr)}, std::nullopt,
+                     seqFor(sv.name, sv.extent,
+                            seqFor(c, cs, mStore(buf, {row, loopVar(xx)}, pixel, AccumOp::None, loc), loc), loc),
+                     loc);
+      std::vector<Expr> fIdxK = pIdx;
+      fIdxK[ro.windowVars] = binary(BinOp::Div, loopVar(k), cs);
+      fIdxK[ro.windowVars + 1] = binary(BinOp::Mod, loopVar(k), cs);
+      i = load(buf, {loopVar(k), loopVar(xx)});
+      f = load(packed, fIdxK);
+      c = k;
+      rows = simplify(mul(sv.extent, cs));
+      outer.pop_back();
+    }
+    MStmtPtr fma = mStore(a.target, out, ro.imgFirst ? mul(i, f) : mul(f, i), AccumOp::Add, loc);
+    MStmtPtr tile = seqFor(c, rows, mMapFor({fr, xx}, MappingAtom::Kind::Repeat, {intImm(t.mr), intImm(t.nr)},
+                                            std::nullopt, fma, loc), loc);
     MStmtPtr steps = loops(outer, mBlock({copy, overFilters(tile)}, loc), loc);
-    MStmtPtr body = mBlock({mAlloc(buf, loc), overFilters(zero(out)),
-                            seqFor(cb, ceilDiv(channel->extent, intImm(t.kc)), steps, loc)}, loc);
+    if (!merged) steps = seqFor(cb, ceilDiv(channel->extent, intImm(t.kc)), steps, loc);
+    MStmtPtr body = mBlock({mAlloc(buf, loc), overFilters(zero(out)), steps}, loc);
     return tasks({yDim, ro.xDim}, pb, mul(os[yDim], ow), body);
   };
 
@@ -305,7 +341,7 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
     return perCore({ro.xDim - 1, ro.xDim}, mul(os[ro.xDim - 1], os[ro.xDim]), build);
   };
   if (packable)
-    compute = choose(packedWins(ro, t), pixelsPerCore([&] { return packedTiles(unitImg); }), compute, loc);
+    compute = choose(packedWins(ro, t), pixelsPerCore([&] { return packedTiles(unitImg, false); }), compute, loc);
   if (std::optional<FlatPixels> fl = flatPixels(*op, ro, unitImg, ones)) {
     MStmtPtr flat = pixelsPerCore([&] { return flatTiles(unitImg, *fl); });
     compute = fl->cond ? mIf(fl->cond, flat, compute, loc) : flat;
@@ -315,7 +351,11 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
   // without them the default schedule, whose inner loop over x the later
   // loop-IR passes specialise and split at the padding.
   if (unitCond) {
-    MStmtPtr strided = packable ? pixelsPerCore([&] { return packedTiles(ro.img); }) : nullptr;
+    MStmtPtr strided = packable ? pixelsPerCore([&] { return packedTiles(ro.img, false); }) : nullptr;
+    if (mergeable) {
+      Expr fits = simplify(binary(BinOp::LE, mul(ro.kOrder[ro.windowVars - 1].extent, channel->extent), intImm(t.kc)));
+      strided = choose(fits, packedTiles(ro.img, true), strided, loc);
+    }
     compute = mIf(unitCond, compute, strided ? strided : defaultSchedule(op, TargetDesc{})->body, loc);
   }
 

@@ -75,7 +75,12 @@ bool constructConvolutionApplies(const ir::Op &op, std::string *reason = nullptr
 //       for c in 0..min(kc, C - cb*kc) { for xx in repeat(nr) { P[c, xx] = Img[.., cb*kc + c, pixel p's window element] } }
 //       for fb { for c { for (fr, xx) in repeat(mr, nr) { O[.., fb*mr + fr, p / OW, p % OW] += P[c, xx] * Fp[fb, r, s, cb*kc + c, fr] } } } } } }
 // (the default schedule instead where there is no channel loop or no
-// output row index besides f). At unit stride PACKED replaces TILES where
+// output row index besides f). Where the last window variable's extent
+// times the channels fits one panel (S * C <= kc: an RGB stem's 7 x 3) and
+// the channel is the one reduction variable after the window, the strided
+// PACKED has a second version whose panel rows are k = s*C + c, copied per
+// r, so the register tile sums S*C rows between loading and storing its
+// accumulators (instead of C), reading Fp[fb, r, k / C, k % C, fr]. At unit stride PACKED replaces TILES where
 // TILES' 64-lane rows waste more lanes past OW than the copies cost (a
 // run-time test), and FLAT and PACKED with fewer tasks than tiles.cores
 // get a version whose tasks also split the filter blocks into one group

@@ -9,6 +9,8 @@
 
 #include <doctest/doctest.h>
 
+#include <regex>
+
 using namespace tk;
 using namespace tk::ir;
 
@@ -38,6 +40,9 @@ bool mentions(const Expr &e, const std::string &name) {
   visitExpr(e, [&](const Expr &n) { found |= n->kind == ExprKind::Var && n->name == name; });
   return found;
 }
+
+// `text` without the numbers FreshNames appends (k_1 -> k).
+std::string unnumbered(const std::string &text) { return std::regex_replace(text, std::regex("_[0-9]+\\b"), ""); }
 
 // A run-time version (an if of the kernel's), not the zeroing of a first
 // channel block (`if (cb == 0)`).
@@ -98,12 +103,16 @@ TEST_CASE("construct convolution: a unit-stride version behind a run-time test")
   CHECK_FALSE(mentions(fast, "stride"));
   CHECK_FALSE(mentions(fast, "dilation"));
   CHECK(mentions(general, "stride"));
-  // Other strides read the image through a local panel (no default schedule).
+  // Other strides read the image through a local panel (no default
+  // schedule): a window row's channels where S * C fit one, else blocks of
+  // 64 channels per window step.
   int panels = 0;
   visitMStmt(branch->elseS, [&](const MStmt &s) {
     panels += s.kind == MStmt::Kind::Alloc && s.tensor->scope == Scope::Local && s.tensor->name.rfind("panel_X", 0) == 0;
   });
-  CHECK(panels == 1);
+  CHECK(panels == 2);
+  REQUIRE(branch->elseS->kind == MStmt::Kind::If);
+  CHECK(printExpr(branch->elseS->cond) == "S * C <= 64");
   // The filter is packed once, contiguous in the register tile's rows.
   CHECK(k->body->stmts[0]->kind == MStmt::Kind::Alloc);
   CHECK(k->body->stmts[0]->tensor->shape.back()->intValue == 6);
@@ -231,4 +240,36 @@ TEST_CASE("construct convolution: fewer pixel tasks than cores split the filter 
   visitMStmt(constructConvolution(op, chooseConvolutionTiles(kAvx512, 4))->body,
              [&](const MStmt &s) { ifs += version(s); });
   CHECK(ifs == 0);
+}
+
+TEST_CASE("construct convolution: few channels share a panel with their window row") {
+  // 3 channels x 7 window columns = 21 panel rows k = s*3 + c: the strided
+  // tiles sum over all of them in one loop (not 3 channels per window
+  // step), reading the packed filter through the flat pair [k / 3, k % 3]
+  // (its s and c dimensions as one). Constant C and S: no run-time test.
+  OpPtr op = opFrom("op t(X: f32[N, 3, H, W], Wt: f32[F, 3, 7, 7], st: i64)\n"
+                    "  -> O: f32[N, F, (H - 7) / st + 1, (W - 7) / st + 1] where st >= 1 {\n"
+                    "  O[n, f, y, x] = sum(c, r, s) (X[n, c, y*st + r, x*st + s] else 0) * Wt[f, c, r, s];\n}\n",
+                    "t");
+  KernelPtr k = constructConvolution(op, chooseConvolutionTiles(kAvx512, 4));
+  MStmtPtr strided; // the else-branch of `if (st == 1)`
+  visitMStmt(k->body, [&](const MStmt &s) {
+    if (version(s) && printExpr(s.cond) == "st == 1") strided = s.elseS;
+  });
+  REQUIRE(strided);
+  std::vector<std::string> copies, fmas, loops;
+  visitMStmt(strided, [&](const MStmt &s) {
+    if (s.kind == MStmt::Kind::Store && s.tensor->name.rfind("panel_X", 0) == 0)
+      copies.push_back(printExpr(s.indices[0]));
+    if (s.kind == MStmt::Kind::Store && s.accum == AccumOp::Add) fmas.push_back(unnumbered(printExpr(s.value)));
+    if (s.kind == MStmt::Kind::SeqFor) loops.push_back(unnumbered(s.var + " < " + printExpr(s.end)));
+  });
+  REQUIRE(copies.size() == 1);
+  CHECK(copies[0] == "s * 3 + c");
+  REQUIRE(fmas.size() == 1);
+  CHECK(fmas[0] == "panel_X[k, xx] * packed_Wt[fb, r, k / 3, k % 3, fr]");
+  CHECK(std::find(loops.begin(), loops.end(), "k < 21") != loops.end());
+  bool cbLoop = false; // no channel blocks
+  for (const std::string &l : loops) cbLoop |= l.rfind("cb ", 0) == 0;
+  CHECK_FALSE(cbLoop);
 }
