@@ -1,6 +1,7 @@
 #include "backends/x86/EmitRegisterTile.h"
 
 #include "backends/common/LowerExprToLLVM.h"
+#include "backends/x86/LaneMask.h"
 #include "backends/x86/OutlineCall.h"
 #include "backends/x86/TileEmitter.h"
 
@@ -47,10 +48,23 @@ void emitTileHere(CodegenContext &cg, const ContractionNest &nest, const std::op
   llvm::Value *jExtent = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, lowerExprAs(cg, nest.vecLoop->extent, ScalarType::I64),
                                                  b.getInt64(0));
   llvm::Value *jEnd = b.CreateAdd(jBegin, jExtent);
+  // The store's guard may end the columns earlier (the edge tile of a
+  // panel padded to the tile's width: N = 15 in a 64-wide tile). Past that
+  // end nothing is stored, so the tile stops there and runs the columns
+  // left one vector at a time (TileEmitter::columns, with the
+  // measurements) instead of every vector of the block under a mask.
+  Expr extent = nest.vecLoop->extent;
+  std::vector<std::string> unbound;
+  for (const ir::LStmt *k : nest.kLoops) unbound.push_back(k->var);
+  if (nest.rowLoop) unbound.push_back(nest.rowLoop->var);
+  if (llvm::Value *end = emitLaneEnd(cg, nest.store->pred, nest.vecLoop->var, unbound)) {
+    jEnd = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, jEnd, b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, end, jBegin));
+    extent = nullptr;
+  }
   llvm::Value *rowBase = nest.rowLoop ? lowerExprAs(cg, nest.rowLoop->min, ScalarType::I64) : nullptr;
   int64_t perBlock = e.tile.rowsPerBlock, whole = nest.rows / perBlock;
   auto blockAt = [&](llvm::Value *r0, int64_t rows) {
-    e.columns(rowBase ? b.CreateAdd(rowBase, r0) : nullptr, rows, jBegin, jEnd, nest.vecLoop->extent);
+    e.columns(rowBase ? b.CreateAdd(rowBase, r0) : nullptr, rows, jBegin, jEnd, extent);
   };
   // Up to kMaxUnrolledBlocks row blocks are emitted one after another; a
   // taller tile loops over its whole blocks at run time, so its code does

@@ -3,6 +3,8 @@
 #include "backends/common/LowerExprToLLVM.h"
 #include "ir/Simplify.h"
 
+#include <llvm/IR/Intrinsics.h>
+
 #include <cstdlib>
 
 namespace tk::x86 {
@@ -45,6 +47,27 @@ bool affineIn(const Expr &pred, const std::string &var) {
   if (pred->kind == ExprKind::Binary && pred->binOp == BinOp::And)
     return affineIn(pred->args[0], var) && affineIn(pred->args[1], var);
   return comparison(pred) && laneStride(pred->args[0], var) && laneStride(pred->args[1], var);
+}
+
+llvm::Value *emitLaneEnd(CodegenContext &cg, const Expr &pred, const std::string &var,
+                         const std::vector<std::string> &unbound) {
+  if (!pred || !mentionsVar(pred, var)) return nullptr;
+  auto &b = cg.b;
+  if (pred->kind == ExprKind::Binary && pred->binOp == BinOp::And) {
+    llvm::Value *l = emitLaneEnd(cg, pred->args[0], var, unbound), *r = emitLaneEnd(cg, pred->args[1], var, unbound);
+    return l && r ? b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, l, r) : l ? l : r;
+  }
+  if (!comparison(pred)) return nullptr;
+  for (const std::string &name : unbound)
+    if (mentionsVar(pred, name)) return nullptr;
+  // var + rest < fixed (LT, or GT with the sides swapped): var < fixed - rest.
+  bool upper = pred->binOp == BinOp::LT || pred->binOp == BinOp::LE;
+  const Expr &moving = pred->args[upper ? 0 : 1], &fixed = pred->args[upper ? 1 : 0];
+  if (laneStride(moving, var) != std::optional<int64_t>(1) || mentionsVar(fixed, var)) return nullptr;
+  Expr rest = ir::simplify(ir::substitute(moving, {{var, ir::intImm(0)}}));
+  bool inclusive = pred->binOp == BinOp::LE || pred->binOp == BinOp::GE;
+  Expr end = ir::simplify(ir::sub(inclusive ? ir::add(fixed, ir::intImm(1)) : fixed, rest));
+  return codegen::lowerExprAs(cg, end, ir::ScalarType::I64);
 }
 
 llvm::Value *emitLaneMask(CodegenContext &cg, const Expr &pred, const std::string &var, int lanes) {

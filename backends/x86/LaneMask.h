@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tk::x86 {
 
@@ -26,6 +27,15 @@ bool laneMaskable(const ir::Expr &pred, const std::string &var);
 // such a conjunct holds everywhere when it holds at both ends (the
 // register tiles' test that a block is in range over a whole loop).
 bool affineIn(const ir::Expr &pred, const std::string &var);
+
+// The least exclusive upper end on `var` that a conjunct of `pred` of the
+// form var + .. < e or var + .. <= e (or e > var + .., e >= var + ..; var
+// with coefficient 1, e ignoring it) puts, lowered at the insertion point
+// with var = 0 in the other terms; null when no conjunct does. Conjuncts
+// that mention a name in `unbound` (variables not bound there) are left
+// out. Past the end `pred` is false.
+llvm::Value *emitLaneEnd(CodegenContext &cg, const ir::Expr &pred, const std::string &var,
+                         const std::vector<std::string> &unbound);
 
 // The mask of `lanes` lanes where `pred` holds with `var` at its bound value
 // plus the lane number (null pred: all lanes). Requires laneMaskable(pred,
