@@ -71,7 +71,7 @@ void TileEmitter::columns(llvm::Value *rowBase, int64_t rows, llvm::Value *jBegi
     });
     return;
   }
-  if (extentExpr && ir::isConstInt(extentExpr, &extent) && extent <= widest * tile.lanes) {
+  if (ir::isConstInt(extentExpr, &extent) && extent <= widest * tile.lanes) {
     int64_t full = std::max<int64_t>(extent, 0) / tile.lanes;
     if (full > 0) block(rowBase, rows, jBegin, jEnd, full, false);
     if (extent > full * tile.lanes)

@@ -273,6 +273,7 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
   // is a few microseconds of work on one core). The stem: 13-39 -> 69-110
   // GFLOP/s (2-core Zen 4, three alternating runs).
   bool mergeable = packable && ro.windowVars >= 1 && ro.kOrder.size() == ro.windowVars + 1;
+  const IndexVar *lastWindow = mergeable ? &ro.kOrder[ro.windowVars - 1] : nullptr;
   auto packedTiles = [&](const Expr &img, bool merged) {
     size_t yDim = ro.xDim - 1;
     const std::vector<Expr> &os = a.target->shape;
@@ -296,7 +297,7 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
     std::vector<IndexVar> outer(ro.kOrder.begin(), ro.kOrder.end() - 1);
     Expr rows = live;
     if (merged) { // rows k = s*C + c of one channel block (cb = 0)
-      const IndexVar &sv = outer.back();
+      const IndexVar &sv = *lastWindow;
       const Expr &cs = channel->extent;
       std::string k = fresh("k");
       std::vector<std::pair<std::string, Expr>> first{{cb, intImm(0)}};
@@ -353,7 +354,7 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
   if (unitCond) {
     MStmtPtr strided = packable ? pixelsPerCore([&] { return packedTiles(ro.img, false); }) : nullptr;
     if (mergeable) {
-      Expr fits = simplify(binary(BinOp::LE, mul(ro.kOrder[ro.windowVars - 1].extent, channel->extent), intImm(t.kc)));
+      Expr fits = simplify(binary(BinOp::LE, mul(lastWindow->extent, channel->extent), intImm(t.kc)));
       strided = choose(fits, packedTiles(ro.img, true), strided, loc);
     }
     compute = mIf(unitCond, compute, strided ? strided : defaultSchedule(op, TargetDesc{})->body, loc);
