@@ -286,20 +286,23 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
     at[ro.xDim].second = out[ro.xDim];
     TensorPtr buf = scratchTensor(fresh("panel_" + ro.img->tensor->name), a.target->dtype,
                                   {intImm(t.kc), intImm(t.nr)}, Scope::Local, loc);
-    std::string c = channel->name;
-    Expr live = simplify(binary(BinOp::Min, intImm(t.kc), sub(channel->extent, mul(loopVar(cb), intImm(t.kc)))));
-    // Pixels outside, channels inside: a pixel's row and column (a division
-    // by OW) and its padding test stay out of the channel loop.
-    MStmtPtr copy = mMapFor({xx}, MappingAtom::Kind::Repeat, {intImm(t.nr)}, std::nullopt,
-                            seqFor(c, live, mStore(buf, {loopVar(c), loopVar(xx)}, simplifyIndices(substitute(img, at)),
-                                                   AccumOp::None, loc), loc), loc);
-    Expr i = load(buf, {loopVar(c), loopVar(xx)}), f = load(packed, fIdxC);
+    const std::string &c = channel->name;
+    std::string k = merged ? fresh("k") : c; // the register tile's reduction loop
     std::vector<IndexVar> outer(ro.kOrder.begin(), ro.kOrder.end() - 1);
-    Expr rows = live;
-    if (merged) { // rows k = s*C + c of one channel block (cb = 0)
+    MStmtPtr copy;
+    Expr i, f, rows;
+    if (!merged) {
+      rows = simplify(binary(BinOp::Min, intImm(t.kc), sub(channel->extent, mul(loopVar(cb), intImm(t.kc)))));
+      // Pixels outside, channels inside: a pixel's row and column (a
+      // division by OW) and its padding test stay out of the channel loop.
+      copy = mMapFor({xx}, MappingAtom::Kind::Repeat, {intImm(t.nr)}, std::nullopt,
+                     seqFor(c, rows, mStore(buf, {loopVar(c), loopVar(xx)}, simplifyIndices(substitute(img, at)),
+                                            AccumOp::None, loc), loc), loc);
+      i = load(buf, {loopVar(c), loopVar(xx)});
+      f = load(packed, fIdxC);
+    } else { // rows k = s*C + c of one channel block (cb = 0)
       const IndexVar &sv = *lastWindow;
       const Expr &cs = channel->extent;
-      std::string k = fresh("k");
       std::vector<std::pair<std::string, Expr>> first{{cb, intImm(0)}};
       Expr pixel = simplifyIndices(substitute(substitute(img, at), first));
       Expr row = add(mul(loopVar(sv.name), cs), loopVar(c));
@@ -312,12 +315,11 @@ KernelPtr constructConvolution(const OpPtr &op, const ConvolutionTiles &t) {
       fIdxK[ro.windowVars + 1] = binary(BinOp::Mod, loopVar(k), cs);
       i = load(buf, {loopVar(k), loopVar(xx)});
       f = load(packed, fIdxK);
-      c = k;
       rows = simplify(mul(sv.extent, cs));
       outer.pop_back();
     }
     MStmtPtr fma = mStore(a.target, out, ro.imgFirst ? mul(i, f) : mul(f, i), AccumOp::Add, loc);
-    MStmtPtr tile = seqFor(c, rows, mMapFor({fr, xx}, MappingAtom::Kind::Repeat, {intImm(t.mr), intImm(t.nr)},
+    MStmtPtr tile = seqFor(k, rows, mMapFor({fr, xx}, MappingAtom::Kind::Repeat, {intImm(t.mr), intImm(t.nr)},
                                             std::nullopt, fma, loc), loc);
     MStmtPtr steps = loops(outer, mBlock({copy, overFilters(tile)}, loc), loc);
     if (!merged) steps = seqFor(cb, ceilDiv(channel->extent, intImm(t.kc)), steps, loc);
